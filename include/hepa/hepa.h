@@ -1,0 +1,17 @@
+/* hepa/hepa.h — the whole public API of hepa (homomorphic-encryption polynomial arithmetic). */
+#ifndef HEPA_HEPA_H
+#define HEPA_HEPA_H
+
+#define HEPA_VERSION_MAJOR 0
+#define HEPA_VERSION_MINOR 1
+#define HEPA_VERSION_PATCH 0
+
+#include "hepa/status.h"
+#include "hepa/modarith.h"
+#include "hepa/primes.h"
+#include "hepa/ring.h"
+#include "hepa/ntt.h"
+#include "hepa/poly.h"
+#include "hepa/crt.h"
+
+#endif /* HEPA_HEPA_H */

@@ -1,0 +1,76 @@
+/* hepa/poly.h — RNS polynomials of a ring: level·n words, limb-major (limb i at data + i·n),
+ * with a domain tag (coefficient or NTT) and a level (how many of the ring's limbs are live:
+ * limbs 0 .. level-1, i.e. moduli q_0 .. q_{level-1}).
+ *
+ * Binary operations require operands of the same ring and level (HEPA_ERR_MISMATCH otherwise)
+ * and the domain each documents (HEPA_ERR_DOMAIN otherwise). The output must belong to the same
+ * ring and level; it may alias any input. On error the output is untouched. */
+#ifndef HEPA_POLY_H
+#define HEPA_POLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "hepa/status.h"
+#include "hepa/ring.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    HEPA_DOMAIN_COEFF = 0, /* coefficients of x^0 .. x^(n-1) */
+    HEPA_DOMAIN_NTT = 1    /* forward negacyclic NTT of each limb (hepa/ntt.h convention) */
+} hepa_domain;
+
+typedef struct hepa_poly hepa_poly;
+
+/* Creates the zero polynomial of `ring` at `level` (1 <= level <= num_moduli), coefficient
+ * domain, in the ring backend's memory. Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, bad level),
+ * HEPA_ERR_OUT_OF_MEMORY. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_poly_create(hepa_poly **out, const hepa_ring *ring,
+                                                      size_t level);
+/* NULL is a no-op. */
+HEPA_API void hepa_poly_destroy(hepa_poly *poly);
+
+HEPA_API const hepa_ring *hepa_poly_ring(const hepa_poly *poly);
+HEPA_API size_t hepa_poly_level(const hepa_poly *poly);
+HEPA_API hepa_domain hepa_poly_domain(const hepa_poly *poly);
+/* The level·n words, in the backend's memory (a host pointer on the CPU backend). Writing
+ * through it is allowed; keeping residues below their moduli is then the caller's duty. */
+HEPA_API uint64_t *hepa_poly_data(hepa_poly *poly);
+
+/* Copies level·n words from the host array src (limb-major, residues in [0, q_i)) and tags the
+ * polynomial with `domain`. Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, unknown domain, a residue
+ * out of range; poly untouched). */
+HEPA_API HEPA_NODISCARD hepa_status hepa_poly_set(hepa_poly *poly, const uint64_t *src,
+                                                   hepa_domain domain);
+/* Copies the level·n words to the host array dst. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_poly_get(const hepa_poly *poly, uint64_t *dst);
+/* dst = src (same ring and level). */
+HEPA_API HEPA_NODISCARD hepa_status hepa_poly_copy(hepa_poly *dst, const hepa_poly *src);
+
+/* out = a + b, a - b, -a: limb-wise, in either domain (a and b must share it); out takes it. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_poly_add(hepa_poly *out, const hepa_poly *a,
+                                                   const hepa_poly *b);
+HEPA_API HEPA_NODISCARD hepa_status hepa_poly_sub(hepa_poly *out, const hepa_poly *a,
+                                                   const hepa_poly *b);
+HEPA_API HEPA_NODISCARD hepa_status hepa_poly_neg(hepa_poly *out, const hepa_poly *a);
+
+/* out = a * b in the ring. Both in the NTT domain: pointwise product (out in NTT domain). Both in
+ * the coefficient domain: the negacyclic product, computed by transforms (out in coefficient
+ * domain; uses scratch of level·n words). Mixed domains: HEPA_ERR_DOMAIN. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_poly_mul(hepa_poly *out, const hepa_poly *a,
+                                                   const hepa_poly *b);
+
+/* out = a · s_i on limb i, with scalars[i] in [0, q_i) for i < level (host array). Any domain. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_poly_mul_scalar(hepa_poly *out, const hepa_poly *a,
+                                                          const uint64_t *scalars);
+
+/* In-place change of domain. HEPA_ERR_DOMAIN if the polynomial is already in the target one. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_poly_to_ntt(hepa_poly *poly);
+HEPA_API HEPA_NODISCARD hepa_status hepa_poly_from_ntt(hepa_poly *poly);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HEPA_POLY_H */

@@ -1,0 +1,73 @@
+/* hepa/ring.h — the ring context R_Q = Z_Q[x]/(x^n + 1), Q = q_0 q_1 ... q_{L-1}, and the
+ * one-call negacyclic product on host arrays.
+ *
+ * A ring is built once (moduli validated, NTT tables precomputed), is immutable afterwards and
+ * may be shared by threads. Polynomials (hepa/poly.h) refer to it and must not outlive it. */
+#ifndef HEPA_RING_H
+#define HEPA_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "hepa/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a ring's polynomials live and its arithmetic runs. */
+typedef enum {
+    HEPA_BACKEND_AUTO = 0, /* the GPU when one is usable and supported, else the CPU */
+    HEPA_BACKEND_CPU,      /* host memory, host code */
+    HEPA_BACKEND_CUDA      /* device memory, CUDA kernels */
+} hepa_backend;
+
+typedef struct hepa_ring hepa_ring;
+
+/* Smallest and largest ring degree n. */
+#define HEPA_RING_MIN_N ((size_t)16)
+#define HEPA_RING_MAX_N ((size_t)1 << 17)
+/* Most RNS moduli in one ring. */
+#define HEPA_RING_MAX_MODULI ((size_t)64)
+
+/* Creates the ring of degree n with the given RNS moduli (copied; the caller keeps its array).
+ * n: power of two in [16, 2^17]; 1 <= num_moduli <= 64; moduli pairwise distinct primes below
+ * 2^62, each ≡ 1 (mod 2n).
+ * backend: HEPA_BACKEND_CPU, HEPA_BACKEND_CUDA, or AUTO (CUDA if a GPU is usable and this build
+ * has the CUDA backend, otherwise CPU). Query the choice with hepa_ring_backend.
+ * Errors (nothing is created and *out is left untouched):
+ *   HEPA_ERR_INVALID_ARGUMENT  out or moduli NULL, n or num_moduli out of range, a modulus not
+ *                              prime, >= 2^62, not ≡ 1 mod 2n, or repeated; unknown backend
+ *   HEPA_ERR_NO_DEVICE         HEPA_BACKEND_CUDA but no usable GPU (or a CPU-only build)
+ *   HEPA_ERR_UNSUPPORTED       HEPA_BACKEND_CUDA on a GPU while the CUDA ring backend is not
+ *                              implemented yet (this release: CPU backend only)
+ *   HEPA_ERR_OUT_OF_MEMORY     allocation failed */
+HEPA_API HEPA_NODISCARD hepa_status hepa_ring_create(hepa_ring **out, size_t n,
+                                                      const uint64_t *moduli, size_t num_moduli,
+                                                      hepa_backend backend);
+
+/* Frees the ring. NULL is a no-op. Every polynomial of the ring must be destroyed first. */
+HEPA_API void hepa_ring_destroy(hepa_ring *ring);
+
+/* Accessors (ring must be non-NULL). */
+HEPA_API size_t hepa_ring_n(const hepa_ring *ring);
+HEPA_API size_t hepa_ring_num_moduli(const hepa_ring *ring);
+/* The i-th modulus, i < num_moduli. */
+HEPA_API uint64_t hepa_ring_modulus(const hepa_ring *ring, size_t i);
+/* The backend actually in use (never AUTO). */
+HEPA_API hepa_backend hepa_ring_backend(const hepa_ring *ring);
+
+/* out = a*b in Z_Q[x]/(x^n+1). All three are host arrays of num_moduli*n words in
+ * coefficient form, limb-major (limb i at +i*n), residues in [0, q_i). out may alias a or b
+ * (or both).
+ * Errors: HEPA_ERR_INVALID_ARGUMENT for a NULL pointer or a residue >= its modulus (out is then
+ * untouched); HEPA_ERR_OUT_OF_MEMORY if scratch cannot be allocated. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_negacyclic_mul(const hepa_ring *ring, uint64_t *out,
+                                                         const uint64_t *a, const uint64_t *b);
+
+/* 1 if this build contains the CUDA code and at least one GPU is usable, else 0. */
+HEPA_API int hepa_cuda_available(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HEPA_RING_H */
