@@ -34,13 +34,16 @@ typedef struct hepa_ring hepa_ring;
  * 2^62, each ≡ 1 (mod 2n).
  * backend: HEPA_BACKEND_CPU, HEPA_BACKEND_CUDA, or AUTO (CUDA if a GPU is usable and this build
  * has the CUDA backend, otherwise CPU). Query the choice with hepa_ring_backend.
+ * CUDA backend: the ring lives on the device that is current (cudaSetDevice) at creation; it
+ * uploads its twiddle tables once, owns a non-blocking stream on which every operation of the
+ * ring and its polynomials is enqueued in call order, and takes scratch and polynomial memory
+ * from the device's stream-ordered memory pool.
  * Errors (nothing is created and *out is left untouched):
  *   HEPA_ERR_INVALID_ARGUMENT  out or moduli NULL, n or num_moduli out of range, a modulus not
  *                              prime, >= 2^62, not ≡ 1 mod 2n, or repeated; unknown backend
  *   HEPA_ERR_NO_DEVICE         HEPA_BACKEND_CUDA but no usable GPU (or a CPU-only build)
- *   HEPA_ERR_UNSUPPORTED       HEPA_BACKEND_CUDA on a GPU while the CUDA ring backend is not
- *                              implemented yet (this release: CPU backend only)
- *   HEPA_ERR_OUT_OF_MEMORY     allocation failed */
+ *   HEPA_ERR_OUT_OF_MEMORY     host or device allocation failed
+ *   HEPA_ERR_DEVICE            a CUDA call failed (see hepa_last_error_message) */
 HEPA_API HEPA_NODISCARD hepa_status hepa_ring_create(hepa_ring **out, size_t n,
                                                       const uint64_t *moduli, size_t num_moduli,
                                                       hepa_backend backend);
@@ -59,10 +62,23 @@ HEPA_API hepa_backend hepa_ring_backend(const hepa_ring *ring);
 /* out = a*b in Z_Q[x]/(x^n+1). All three are host arrays of num_moduli*n words in
  * coefficient form, limb-major (limb i at +i*n), residues in [0, q_i). out may alias a or b
  * (or both).
+ * On the CUDA backend the call uploads a and b, multiplies on the device and waits for the result
+ * (it synchronises the ring's stream).
  * Errors: HEPA_ERR_INVALID_ARGUMENT for a NULL pointer or a residue >= its modulus (out is then
- * untouched); HEPA_ERR_OUT_OF_MEMORY if scratch cannot be allocated. */
+ * untouched); HEPA_ERR_OUT_OF_MEMORY if scratch cannot be allocated (out untouched);
+ * HEPA_ERR_DEVICE if a CUDA call fails (out undefined). */
 HEPA_API HEPA_NODISCARD hepa_status hepa_negacyclic_mul(const hepa_ring *ring, uint64_t *out,
                                                          const uint64_t *a, const uint64_t *b);
+
+/* Waits until all work enqueued on the ring's stream is done (CUDA backend); HEPA_OK at once on
+ * the CPU backend, whose calls complete before they return. A failure of earlier asynchronous
+ * work is reported here (HEPA_ERR_DEVICE, with hepa_last_error_message). */
+HEPA_API HEPA_NODISCARD hepa_status hepa_ring_sync(const hepa_ring *ring);
+
+/* The CUDA stream (a cudaStream_t) on which the ring enqueues its device work, for ordering
+ * your own kernels, copies and events with hepa's; NULL on the CPU backend. The ring owns it:
+ * do not destroy it. */
+HEPA_API void *hepa_ring_cuda_stream(const hepa_ring *ring);
 
 /* 1 if this build contains the CUDA code and at least one GPU is usable, else 0. */
 HEPA_API int hepa_cuda_available(void);

@@ -39,6 +39,11 @@ typedef enum hepa_status {
  * unknown values give "unknown hepa_status". */
 HEPA_API const char *hepa_status_string(hepa_status status);
 
+/* Details of the most recent failure in this thread that came from the CUDA runtime (e.g.
+ * "cudaMallocFromPoolAsync: out of memory (cudaErrorMemoryAllocation)"), or "" if none. The
+ * text stays valid until the next failing hepa call in the same thread. */
+HEPA_API const char *hepa_last_error_message(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,16 +1,23 @@
-// src/device/device.cu — CUDA runtime glue: device discovery. (Contexts, streams, memory pools
-// and error mapping arrive with the CUDA ring backend.)
+// src/device/device.cu — CUDA runtime glue: device discovery, per-ring stream and memory pool,
+// table upload, copies, and the mapping of CUDA errors to hepa_status (with the CUDA message
+// kept for hepa_last_error_message).
 #include <cuda_runtime.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "device/internal.h"
 #include "hepa/ring.h"
+#include "rns/internal.h"
 
 extern "C" int hepa_device_count(void) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
-        // No driver, no device, or an insufficient driver: all mean "no usable GPU". Clear the
-        // sticky-free error so later runtime calls do not report it.
+        // No driver, no device, or an insufficient driver: all mean "no usable GPU". These
+        // errors are not sticky; clear them so later runtime calls do not report them.
         (void)cudaGetLastError();
         return 0;
     }
@@ -18,3 +25,128 @@ extern "C" int hepa_device_count(void) {
 }
 
 extern "C" HEPA_API int hepa_cuda_available(void) { return hepa_device_count() > 0; }
+
+extern "C" hepa_status _hepa_dev_status(int code, const char *where) {
+    cudaError_t err = (cudaError_t)code;
+    if (err == cudaSuccess) return HEPA_OK;
+    _hepa_set_error_message("%s: %s (%s)", where, cudaGetErrorString(err), cudaGetErrorName(err));
+    switch (err) {
+    case cudaErrorMemoryAllocation: (void)cudaGetLastError(); return HEPA_ERR_OUT_OF_MEMORY;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver: return HEPA_ERR_NO_DEVICE;
+    default: return HEPA_ERR_DEVICE;
+    }
+}
+
+#define CHECK(call)                                                                            \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) return _hepa_dev_status(e_, #call);                             \
+    } while (0)
+
+static cudaStream_t stream_of(const hepa_ring *ring) { return (cudaStream_t)ring->dev->stream; }
+
+extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
+    hepa_ring_device *d = (hepa_ring_device *)calloc(1, sizeof *d);
+    if (!d) return HEPA_ERR_OUT_OF_MEMORY;
+    ring->dev = d;
+    const size_t n = ring->n, L = ring->num_moduli;
+    hepa_status s = HEPA_OK;
+    uint64_t *host_tables = NULL;
+    hepa_dev_limb *host_limbs = NULL;
+    cudaStream_t st = NULL;
+    cudaMemPool_t pool = NULL;
+#define TRY(call)                                                                              \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            s = _hepa_dev_status(e_, #call);                                                   \
+            goto fail;                                                                         \
+        }                                                                                      \
+    } while (0)
+    TRY(cudaGetDevice(&d->device));
+    TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    d->stream = st;
+    TRY(cudaDeviceGetDefaultMemPool(&pool, d->device));
+    {
+        // Keep freed blocks in the pool instead of returning them to the driver at every
+        // synchronisation: later allocations of the same sizes are then free of driver calls.
+        uint64_t threshold = UINT64_MAX;
+        TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    }
+    d->pool = pool;
+    host_tables = (uint64_t *)malloc(4 * n * L * sizeof *host_tables);
+    host_limbs = (hepa_dev_limb *)malloc(L * sizeof *host_limbs);
+    if (!host_tables || !host_limbs) {
+        s = HEPA_ERR_OUT_OF_MEMORY;
+        goto fail;
+    }
+    for (size_t i = 0; i < L; ++i) {
+        hepa_ntt_table_view v = hepa_ntt_tables_view(ring->ntt[i]);
+        uint64_t *t = host_tables + 4 * n * i;
+        memcpy(t, v.fwd, n * sizeof *t);
+        memcpy(t + n, v.fwd_shoup, n * sizeof *t);
+        memcpy(t + 2 * n, v.inv, n * sizeof *t);
+        memcpy(t + 3 * n, v.inv_shoup, n * sizeof *t);
+        hepa_dev_limb *l = &host_limbs[i];
+        l->q = v.q;
+        l->ratio_hi = ring->mods[i].ratio_hi;
+        l->ratio_lo = ring->mods[i].ratio_lo;
+        l->n_inv = v.n_inv;
+        l->n_inv_shoup = v.n_inv_shoup;
+        l->n_inv_w = v.n_inv_w;
+        l->n_inv_w_shoup = v.n_inv_w_shoup;
+    }
+    TRY(cudaMalloc((void **)&d->tables, 4 * n * L * sizeof *host_tables));
+    TRY(cudaMalloc((void **)&d->limbs, L * sizeof *host_limbs));
+    TRY(cudaMemcpy(d->tables, host_tables, 4 * n * L * sizeof *host_tables,
+                   cudaMemcpyHostToDevice));
+    TRY(cudaMemcpy(d->limbs, host_limbs, L * sizeof *host_limbs, cudaMemcpyHostToDevice));
+    free(host_tables);
+    free(host_limbs);
+    return HEPA_OK;
+fail:
+#undef TRY
+    free(host_tables);
+    free(host_limbs);
+    _hepa_dev_ring_free(ring);
+    return s;
+}
+
+extern "C" void _hepa_dev_ring_free(hepa_ring *ring) {
+    hepa_ring_device *d = ring->dev;
+    if (!d) return;
+    if (d->stream) (void)cudaStreamSynchronize((cudaStream_t)d->stream);
+    cudaFree(d->tables);
+    cudaFree(d->limbs);
+    if (d->stream) cudaStreamDestroy((cudaStream_t)d->stream);
+    free(d);
+    ring->dev = NULL;
+}
+
+extern "C" hepa_status _hepa_dev_sync(const hepa_ring *ring) {
+    CHECK(cudaStreamSynchronize(stream_of(ring)));
+    return HEPA_OK;
+}
+
+extern "C" hepa_status _hepa_dev_alloc(const hepa_ring *ring, void **ptr, size_t bytes) {
+    CHECK(cudaMallocFromPoolAsync(ptr, bytes, (cudaMemPool_t)ring->dev->pool, stream_of(ring)));
+    return HEPA_OK;
+}
+
+extern "C" void _hepa_dev_free(const hepa_ring *ring, void *ptr) {
+    if (ptr) (void)cudaFreeAsync(ptr, stream_of(ring));
+}
+
+extern "C" hepa_status _hepa_dev_copy(const hepa_ring *ring, void *dst, const void *src,
+                                      size_t bytes, int kind) {
+    static const cudaMemcpyKind kinds[3] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
+                                            cudaMemcpyDeviceToDevice};
+    CHECK(cudaMemcpyAsync(dst, src, bytes, kinds[kind], stream_of(ring)));
+    return HEPA_OK;
+}
+
+extern "C" hepa_status _hepa_dev_memset(const hepa_ring *ring, void *dst, int value, size_t bytes) {
+    CHECK(cudaMemsetAsync(dst, value, bytes, stream_of(ring)));
+    return HEPA_OK;
+}

@@ -1,7 +1,49 @@
-/* src/device/device_none.c — stands in for the CUDA glue in a CPU-only build. */
+/* src/device/device_none.c — stands in for the CUDA glue in a CPU-only build. No ring can be on
+ * the CUDA backend there (hepa_ring_create refuses it with HEPA_ERR_NO_DEVICE), so the device
+ * entry points below are never reached; they exist so the library links, and say so if called. */
 #include "device/internal.h"
 #include "hepa/ring.h"
 
 int hepa_device_count(void) { return 0; }
 
 HEPA_API int hepa_cuda_available(void) { return 0; }
+
+struct hepa_ring;
+hepa_status _hepa_dev_ring_init(struct hepa_ring *ring) { (void)ring; return HEPA_ERR_NO_DEVICE; }
+void _hepa_dev_ring_free(struct hepa_ring *ring) { (void)ring; }
+hepa_status _hepa_dev_sync(const struct hepa_ring *ring) { (void)ring; return HEPA_ERR_NO_DEVICE; }
+hepa_status _hepa_dev_alloc(const struct hepa_ring *ring, void **ptr, size_t bytes) {
+    (void)ring, (void)ptr, (void)bytes;
+    return HEPA_ERR_NO_DEVICE;
+}
+void _hepa_dev_free(const struct hepa_ring *ring, void *ptr) { (void)ring, (void)ptr; }
+hepa_status _hepa_dev_copy(const struct hepa_ring *ring, void *dst, const void *src, size_t bytes,
+                           int kind) {
+    (void)ring, (void)dst, (void)src, (void)bytes, (void)kind;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status _hepa_dev_memset(const struct hepa_ring *ring, void *dst, int value, size_t bytes) {
+    (void)ring, (void)dst, (void)value, (void)bytes;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status _hepa_dev_ntt_forward(const struct hepa_ring *ring, size_t level, uint64_t *out,
+                                  const uint64_t *in) {
+    (void)ring, (void)level, (void)out, (void)in;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status _hepa_dev_ntt_inverse(const struct hepa_ring *ring, size_t level, uint64_t *out,
+                                  const uint64_t *in) {
+    (void)ring, (void)level, (void)out, (void)in;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status _hepa_dev_mul_inverse(const struct hepa_ring *ring, size_t level, uint64_t *out,
+                                  const uint64_t *a, const uint64_t *b) {
+    (void)ring, (void)level, (void)out, (void)a, (void)b;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status _hepa_dev_elementwise(const struct hepa_ring *ring, size_t level, hepa_ew_op op,
+                                  uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                  const uint64_t *host_scalars) {
+    (void)ring, (void)level, (void)op, (void)out, (void)a, (void)b, (void)host_scalars;
+    return HEPA_ERR_NO_DEVICE;
+}

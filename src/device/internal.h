@@ -1,7 +1,14 @@
-/* src/device/internal.h — the CUDA runtime glue seen from C. In a CPU-only build these are
- * served by device_none.c. */
+/* src/device/internal.h — the CUDA runtime glue seen from C (device.cu), and the device-side
+ * entry points of the NTT and ring kernels (ntt/ntt_cuda.cu, rns/poly_cuda.cu). In a CPU-only
+ * build device_none.c serves hepa_device_count and the rest is never reached (no ring can be on
+ * the CUDA backend). All functions here enqueue on the ring's stream and do not synchronise
+ * unless their comment says so. */
 #ifndef HEPA_SRC_DEVICE_INTERNAL_H
 #define HEPA_SRC_DEVICE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "hepa/status.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -9,6 +16,70 @@ extern "C" {
 
 /* Number of usable CUDA devices (0 in a CPU-only build or when the driver reports none). */
 int hepa_device_count(void);
+
+/* Per-limb constants the kernels need (device copy in hepa_ring_device.limbs). */
+typedef struct hepa_dev_limb {
+    uint64_t q;
+    uint64_t ratio_hi, ratio_lo;     /* Barrett floor(2^128/q) */
+    uint64_t n_inv, n_inv_shoup;     /* n^(-1) */
+    uint64_t n_inv_w, n_inv_w_shoup; /* n^(-1) · ψ^(-rev(1)) (last inverse stage) */
+} hepa_dev_limb;
+
+/* A ring's device state. Tables: one allocation of L·4·n words, limb i at tables + 4·n·i with
+ * fwd, fwd_shoup, inv, inv_shoup of n words each (the hepa_ntt_table_view layout). */
+typedef struct hepa_ring_device {
+    int device;
+    void *stream;          /* cudaStream_t, owned */
+    void *pool;            /* cudaMemPool_t, the device's default pool */
+    uint64_t *tables;      /* device */
+    hepa_dev_limb *limbs;  /* device, L entries */
+} hepa_ring_device;
+
+struct hepa_ring;
+
+/* Set up the device state of a ring whose host part (moduli, NTT tables) is complete: pick the
+ * current device, create a stream, upload the tables (synchronously: ring creation is not a hot
+ * path). On failure nothing is left allocated. */
+hepa_status _hepa_dev_ring_init(struct hepa_ring *ring);
+void _hepa_dev_ring_free(struct hepa_ring *ring);
+/* Waits for all work enqueued on the ring's stream. */
+hepa_status _hepa_dev_sync(const struct hepa_ring *ring);
+
+/* Stream-ordered device memory from the ring device's pool. */
+hepa_status _hepa_dev_alloc(const struct hepa_ring *ring, void **ptr, size_t bytes);
+void _hepa_dev_free(const struct hepa_ring *ring, void *ptr);
+/* Asynchronous copies on the ring's stream; kind: 0 = host→device, 1 = device→host,
+ * 2 = device→device. */
+hepa_status _hepa_dev_copy(const struct hepa_ring *ring, void *dst, const void *src, size_t bytes,
+                           int kind);
+hepa_status _hepa_dev_memset(const struct hepa_ring *ring, void *dst, int value, size_t bytes);
+
+/* Records a CUDA error (its name and message, for hepa_last_error_message) and maps it to a
+ * status: allocation failures → HEPA_ERR_OUT_OF_MEMORY, no device → HEPA_ERR_NO_DEVICE, the
+ * rest → HEPA_ERR_DEVICE. code is a cudaError_t. */
+hepa_status _hepa_dev_status(int code, const char *where);
+/* Records a message for hepa_last_error_message (printf-style). */
+void _hepa_set_error_message(const char *fmt, ...);
+
+/* ---- kernels (raw tier: device pointers, level limbs of n words, ranges as on the host) ---- */
+/* Forward / inverse NTT of `level` limbs, out = NTT(in), [0, q) in and out; out may equal in
+ * (in place) but must not partially overlap it. */
+hepa_status _hepa_dev_ntt_forward(const struct hepa_ring *ring, size_t level, uint64_t *out,
+                                  const uint64_t *in);
+hepa_status _hepa_dev_ntt_inverse(const struct hepa_ring *ring, size_t level, uint64_t *out,
+                                  const uint64_t *in);
+/* out = INTT(a ⊙ b): a, b in the NTT domain, out in the coefficient domain; the pointwise
+ * product is fused into the first inverse pass. out may equal a or b. */
+hepa_status _hepa_dev_mul_inverse(const struct hepa_ring *ring, size_t level, uint64_t *out,
+                                  const uint64_t *a, const uint64_t *b);
+
+typedef enum { HEPA_EW_ADD, HEPA_EW_SUB, HEPA_EW_NEG, HEPA_EW_MUL, HEPA_EW_MUL_SCALAR } hepa_ew_op;
+/* Element-wise op over level·n words: out = a op b. NEG ignores b. MUL_SCALAR ignores b and
+ * multiplies limb i by host_scalars[i] (a host array of level residues, passed to the kernel by
+ * value). Inputs [0, q), outputs [0, q); out may equal a or b. */
+hepa_status _hepa_dev_elementwise(const struct hepa_ring *ring, size_t level, hepa_ew_op op,
+                                  uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                  const uint64_t *host_scalars);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,21 @@
 /* src/host/status.c — names of status codes. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "device/internal.h"
 #include "hepa/status.h"
+
+/* Per-thread text behind hepa_last_error_message. */
+static _Thread_local char last_error[256];
+
+const char *hepa_last_error_message(void) { return last_error; }
+
+void _hepa_set_error_message(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+}
 
 const char *hepa_status_string(hepa_status status) {
     switch (status) {

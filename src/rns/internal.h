@@ -9,6 +9,11 @@
 #include "hepa/ntt.h"
 #include "hepa/poly.h"
 #include "hepa/ring.h"
+#include "device/internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct hepa_ring {
     size_t n;               /* power of two in [HEPA_RING_MIN_N, HEPA_RING_MAX_N] */
@@ -18,6 +23,7 @@ struct hepa_ring {
     uint64_t *moduli;       /* L values (also in mods[i].value) */
     hepa_modulus *mods;     /* L moduli with Barrett constants */
     hepa_ntt_tables **ntt;  /* L tables */
+    hepa_ring_device *dev;  /* CUDA backend state, NULL on the CPU backend */
 };
 
 struct hepa_poly {
@@ -49,4 +55,7 @@ void _hepa_host_negacyclic_mul(const hepa_ring *ring, size_t level, uint64_t *ou
 /* 1 when every residue of the level·n words is below its limb's modulus. */
 int _hepa_limbs_ok(const hepa_ring *ring, size_t level, const uint64_t *a);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

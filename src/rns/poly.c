@@ -1,30 +1,47 @@
-/* src/rns/poly.c — hepa_poly objects: argument checks, then the backend's raw operation.
- * (Only the CPU backend exists in this release; a CUDA ring is refused at creation.) */
+/* src/rns/poly.c — hepa_poly objects: argument checks, then the backend's raw operation
+ * (poly_host.c on the CPU, poly_cuda.cu and ntt/ntt_cuda.cu on the device). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rns/internal.h"
 
+static int on_device(const hepa_poly *p) { return p->ring->backend == HEPA_BACKEND_CUDA; }
+static size_t words(const hepa_poly *p) { return p->level * p->ring->n; }
+
 hepa_status hepa_poly_create(hepa_poly **out, const hepa_ring *ring, size_t level) {
     if (!out || !ring || level < 1 || level > ring->num_moduli) return HEPA_ERR_INVALID_ARGUMENT;
     hepa_poly *p = malloc(sizeof *p);
-    uint64_t *data = calloc(level * ring->n, sizeof *data);
-    if (!p || !data) {
-        free(p);
-        free(data);
-        return HEPA_ERR_OUT_OF_MEMORY;
-    }
+    if (!p) return HEPA_ERR_OUT_OF_MEMORY;
     p->ring = ring;
     p->level = level;
     p->domain = HEPA_DOMAIN_COEFF;
-    p->data = data;
+    p->data = NULL;
+    const size_t bytes = words(p) * sizeof *p->data;
+    hepa_status s = HEPA_OK;
+    if (ring->backend == HEPA_BACKEND_CUDA) {
+        s = _hepa_dev_alloc(ring, (void **)&p->data, bytes);
+        if (s == HEPA_OK) {
+            s = _hepa_dev_memset(ring, p->data, 0, bytes);
+            if (s != HEPA_OK) _hepa_dev_free(ring, p->data);
+        }
+    } else {
+        p->data = calloc(words(p), sizeof *p->data);
+        if (!p->data) s = HEPA_ERR_OUT_OF_MEMORY;
+    }
+    if (s != HEPA_OK) {
+        free(p);
+        return s;
+    }
     *out = p;
     return HEPA_OK;
 }
 
 void hepa_poly_destroy(hepa_poly *poly) {
     if (!poly) return;
-    free(poly->data);
+    if (on_device(poly))
+        _hepa_dev_free(poly->ring, poly->data); /* stream-ordered: after enqueued work */
+    else
+        free(poly->data);
     free(poly);
 }
 
@@ -33,27 +50,37 @@ size_t hepa_poly_level(const hepa_poly *p) { return p->level; }
 hepa_domain hepa_poly_domain(const hepa_poly *p) { return p->domain; }
 uint64_t *hepa_poly_data(hepa_poly *p) { return p->data; }
 
-static size_t words(const hepa_poly *p) { return p->level * p->ring->n; }
-
 hepa_status hepa_poly_set(hepa_poly *p, const uint64_t *src, hepa_domain domain) {
     if (!p || !src) return HEPA_ERR_INVALID_ARGUMENT;
     if (domain != HEPA_DOMAIN_COEFF && domain != HEPA_DOMAIN_NTT) return HEPA_ERR_INVALID_ARGUMENT;
     if (!_hepa_limbs_ok(p->ring, p->level, src)) return HEPA_ERR_INVALID_ARGUMENT;
-    memmove(p->data, src, words(p) * sizeof *src);
+    const size_t bytes = words(p) * sizeof *src;
+    if (on_device(p)) {
+        /* from pageable memory the copy has left src once the call returns */
+        hepa_status s = _hepa_dev_copy(p->ring, p->data, src, bytes, 0);
+        if (s != HEPA_OK) return s;
+    } else {
+        memmove(p->data, src, bytes);
+    }
     p->domain = domain;
     return HEPA_OK;
 }
 
 hepa_status hepa_poly_get(const hepa_poly *p, uint64_t *dst) {
     if (!p || !dst) return HEPA_ERR_INVALID_ARGUMENT;
-    memmove(dst, p->data, words(p) * sizeof *dst);
-    return HEPA_OK;
+    const size_t bytes = words(p) * sizeof *dst;
+    if (!on_device(p)) {
+        memmove(dst, p->data, bytes);
+        return HEPA_OK;
+    }
+    hepa_status s = _hepa_dev_copy(p->ring, dst, p->data, bytes, 1);
+    return s == HEPA_OK ? _hepa_dev_sync(p->ring) : s;
 }
 
 /* Shared checks for an output and one or two inputs: non-NULL, same ring and level; with two
  * inputs, the same domain. */
 static hepa_status check_ops(const hepa_poly *out, const hepa_poly *a, const hepa_poly *b) {
-    if (!out || !a || (b == NULL && a == NULL)) return HEPA_ERR_INVALID_ARGUMENT;
+    if (!out || !a) return HEPA_ERR_INVALID_ARGUMENT;
     if (out->ring != a->ring || out->level != a->level) return HEPA_ERR_MISMATCH;
     if (b) {
         if (b->ring != a->ring || b->level != a->level) return HEPA_ERR_MISMATCH;
@@ -65,70 +92,113 @@ static hepa_status check_ops(const hepa_poly *out, const hepa_poly *a, const hep
 hepa_status hepa_poly_copy(hepa_poly *dst, const hepa_poly *src) {
     hepa_status s = check_ops(dst, src, NULL);
     if (s != HEPA_OK) return s;
-    if (dst != src) memcpy(dst->data, src->data, words(src) * sizeof *src->data);
+    if (dst != src) {
+        const size_t bytes = words(src) * sizeof *src->data;
+        if (on_device(src)) {
+            s = _hepa_dev_copy(src->ring, dst->data, src->data, bytes, 2);
+            if (s != HEPA_OK) return s;
+        } else {
+            memcpy(dst->data, src->data, bytes);
+        }
+    }
     dst->domain = src->domain;
     return HEPA_OK;
 }
 
-#define BINARY_OP(name, raw)                                                                   \
-    hepa_status name(hepa_poly *out, const hepa_poly *a, const hepa_poly *b) {                 \
-        if (!b) return HEPA_ERR_INVALID_ARGUMENT;                                              \
-        hepa_status s = check_ops(out, a, b);                                                  \
-        if (s != HEPA_OK) return s;                                                            \
-        raw(a->ring, a->level, out->data, a->data, b->data);                                   \
-        out->domain = a->domain;                                                               \
-        return HEPA_OK;                                                                        \
-    }
-BINARY_OP(hepa_poly_add, _hepa_host_add)
-BINARY_OP(hepa_poly_sub, _hepa_host_sub)
-
-hepa_status hepa_poly_neg(hepa_poly *out, const hepa_poly *a) {
-    hepa_status s = check_ops(out, a, NULL);
+/* The element-wise operations: checks, then host loop or device kernel. b may be NULL (neg,
+ * mul_scalar); scalars only for mul_scalar. */
+static hepa_status elementwise(hepa_ew_op op, hepa_poly *out, const hepa_poly *a,
+                               const hepa_poly *b, const uint64_t *scalars) {
+    hepa_status s = check_ops(out, a, b);
     if (s != HEPA_OK) return s;
-    _hepa_host_neg(a->ring, a->level, out->data, a->data);
+    const hepa_ring *r = a->ring;
+    if (on_device(a)) {
+        s = _hepa_dev_elementwise(r, a->level, op, out->data, a->data, b ? b->data : NULL, scalars);
+        if (s != HEPA_OK) return s;
+    } else {
+        switch (op) {
+        case HEPA_EW_ADD: _hepa_host_add(r, a->level, out->data, a->data, b->data); break;
+        case HEPA_EW_SUB: _hepa_host_sub(r, a->level, out->data, a->data, b->data); break;
+        case HEPA_EW_NEG: _hepa_host_neg(r, a->level, out->data, a->data); break;
+        case HEPA_EW_MUL: _hepa_host_mul_pointwise(r, a->level, out->data, a->data, b->data); break;
+        case HEPA_EW_MUL_SCALAR:
+            _hepa_host_mul_scalar(r, a->level, out->data, a->data, scalars);
+            break;
+        }
+    }
     out->domain = a->domain;
     return HEPA_OK;
+}
+
+hepa_status hepa_poly_add(hepa_poly *out, const hepa_poly *a, const hepa_poly *b) {
+    return b ? elementwise(HEPA_EW_ADD, out, a, b, NULL) : HEPA_ERR_INVALID_ARGUMENT;
+}
+
+hepa_status hepa_poly_sub(hepa_poly *out, const hepa_poly *a, const hepa_poly *b) {
+    return b ? elementwise(HEPA_EW_SUB, out, a, b, NULL) : HEPA_ERR_INVALID_ARGUMENT;
+}
+
+hepa_status hepa_poly_neg(hepa_poly *out, const hepa_poly *a) {
+    return elementwise(HEPA_EW_NEG, out, a, NULL, NULL);
+}
+
+hepa_status hepa_poly_mul_scalar(hepa_poly *out, const hepa_poly *a, const uint64_t *scalars) {
+    if (!scalars || !a) return HEPA_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < a->level; ++i)
+        if (scalars[i] >= a->ring->moduli[i]) return HEPA_ERR_INVALID_ARGUMENT;
+    return elementwise(HEPA_EW_MUL_SCALAR, out, a, NULL, scalars);
+}
+
+/* Negacyclic product of two coefficient-domain polynomials on the device: forward NTTs out of
+ * place into scratch (one when squaring), then the pointwise product fused into the inverse. */
+static hepa_status mul_coeff_cuda(hepa_poly *out, const hepa_poly *a, const hepa_poly *b) {
+    const hepa_ring *r = a->ring;
+    const size_t w = words(a);
+    const int square = a->data == b->data;
+    uint64_t *scratch = NULL;
+    hepa_status s = _hepa_dev_alloc(r, (void **)&scratch, (square ? 1 : 2) * w * sizeof *scratch);
+    if (s != HEPA_OK) return s;
+    uint64_t *fa = scratch, *fb = square ? scratch : scratch + w;
+    if ((s = _hepa_dev_ntt_forward(r, a->level, fa, a->data)) == HEPA_OK &&
+        (square || (s = _hepa_dev_ntt_forward(r, a->level, fb, b->data)) == HEPA_OK))
+        s = _hepa_dev_mul_inverse(r, a->level, out->data, fa, fb);
+    _hepa_dev_free(r, scratch);
+    return s;
 }
 
 hepa_status hepa_poly_mul(hepa_poly *out, const hepa_poly *a, const hepa_poly *b) {
     if (!b) return HEPA_ERR_INVALID_ARGUMENT;
     hepa_status s = check_ops(out, a, b);
     if (s != HEPA_OK) return s;
-    if (a->domain == HEPA_DOMAIN_NTT) {
-        _hepa_host_mul_pointwise(a->ring, a->level, out->data, a->data, b->data);
+    if (a->domain == HEPA_DOMAIN_NTT) return elementwise(HEPA_EW_MUL, out, a, b, NULL);
+    if (on_device(a)) {
+        s = mul_coeff_cuda(out, a, b);
     } else {
         uint64_t *scratch = malloc(words(a) * sizeof *scratch);
         if (!scratch) return HEPA_ERR_OUT_OF_MEMORY;
         _hepa_host_negacyclic_mul(a->ring, a->level, out->data, a->data, b->data, scratch);
         free(scratch);
     }
-    out->domain = a->domain;
-    return HEPA_OK;
+    if (s == HEPA_OK) out->domain = HEPA_DOMAIN_COEFF;
+    return s;
 }
 
-hepa_status hepa_poly_mul_scalar(hepa_poly *out, const hepa_poly *a, const uint64_t *scalars) {
-    if (!scalars) return HEPA_ERR_INVALID_ARGUMENT;
-    hepa_status s = check_ops(out, a, NULL);
-    if (s != HEPA_OK) return s;
-    for (size_t i = 0; i < a->level; ++i)
-        if (scalars[i] >= a->ring->moduli[i]) return HEPA_ERR_INVALID_ARGUMENT;
-    _hepa_host_mul_scalar(a->ring, a->level, out->data, a->data, scalars);
-    out->domain = a->domain;
-    return HEPA_OK;
-}
-
-hepa_status hepa_poly_to_ntt(hepa_poly *p) {
+static hepa_status transform(hepa_poly *p, hepa_domain from) {
     if (!p) return HEPA_ERR_INVALID_ARGUMENT;
-    if (p->domain != HEPA_DOMAIN_COEFF) return HEPA_ERR_DOMAIN;
-    _hepa_host_ntt_forward(p->ring, p->level, p->data);
-    p->domain = HEPA_DOMAIN_NTT;
+    if (p->domain != from) return HEPA_ERR_DOMAIN;
+    const int fwd = from == HEPA_DOMAIN_COEFF;
+    if (on_device(p)) {
+        hepa_status s = fwd ? _hepa_dev_ntt_forward(p->ring, p->level, p->data, p->data)
+                            : _hepa_dev_ntt_inverse(p->ring, p->level, p->data, p->data);
+        if (s != HEPA_OK) return s;
+    } else if (fwd) {
+        _hepa_host_ntt_forward(p->ring, p->level, p->data);
+    } else {
+        _hepa_host_ntt_inverse(p->ring, p->level, p->data);
+    }
+    p->domain = fwd ? HEPA_DOMAIN_NTT : HEPA_DOMAIN_COEFF;
     return HEPA_OK;
 }
 
-hepa_status hepa_poly_from_ntt(hepa_poly *p) {
-    if (!p) return HEPA_ERR_INVALID_ARGUMENT;
-    if (p->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
-    _hepa_host_ntt_inverse(p->ring, p->level, p->data);
-    p->domain = HEPA_DOMAIN_COEFF;
-    return HEPA_OK;
-}
+hepa_status hepa_poly_to_ntt(hepa_poly *p) { return transform(p, HEPA_DOMAIN_COEFF); }
+hepa_status hepa_poly_from_ntt(hepa_poly *p) { return transform(p, HEPA_DOMAIN_NTT); }

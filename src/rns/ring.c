@@ -14,6 +14,7 @@ static int valid_n(size_t n) {
 
 void hepa_ring_destroy(hepa_ring *ring) {
     if (!ring) return;
+    if (ring->dev) _hepa_dev_ring_free(ring);
     if (ring->ntt)
         for (size_t i = 0; i < ring->num_moduli; ++i) hepa_ntt_tables_destroy(ring->ntt[i]);
     free(ring->ntt);
@@ -34,16 +35,18 @@ hepa_status hepa_ring_create(hepa_ring **out, size_t n, const uint64_t *moduli,
             if (moduli[j] == q) return HEPA_ERR_INVALID_ARGUMENT;
     }
 
-    /* Backend: CUDA needs a GPU; the CUDA ring backend itself is the next milestone, so a
-     * present GPU still gives HEPA_ERR_UNSUPPORTED for an explicit CUDA request, and AUTO falls
-     * back to the CPU. */
+    /* Backend: CUDA needs a usable GPU (and a build with the CUDA code); AUTO takes it when
+     * there is one. */
     hepa_backend chosen;
     switch (backend) {
-    case HEPA_BACKEND_AUTO: chosen = HEPA_BACKEND_CPU; break;
+    case HEPA_BACKEND_AUTO:
+        chosen = hepa_device_count() > 0 ? HEPA_BACKEND_CUDA : HEPA_BACKEND_CPU;
+        break;
     case HEPA_BACKEND_CPU: chosen = HEPA_BACKEND_CPU; break;
     case HEPA_BACKEND_CUDA:
         if (hepa_device_count() == 0) return HEPA_ERR_NO_DEVICE;
-        return HEPA_ERR_UNSUPPORTED;
+        chosen = HEPA_BACKEND_CUDA;
+        break;
     default: return HEPA_ERR_INVALID_ARGUMENT;
     }
 
@@ -69,6 +72,13 @@ hepa_status hepa_ring_create(hepa_ring **out, size_t n, const uint64_t *moduli,
             return s;
         }
     }
+    if (chosen == HEPA_BACKEND_CUDA) {
+        hepa_status s = _hepa_dev_ring_init(r);
+        if (s != HEPA_OK) {
+            hepa_ring_destroy(r);
+            return s;
+        }
+    }
     *out = r;
     return HEPA_OK;
 }
@@ -84,12 +94,42 @@ int _hepa_limbs_ok(const hepa_ring *ring, size_t level, const uint64_t *a) {
     return 1;
 }
 
+void *hepa_ring_cuda_stream(const hepa_ring *ring) {
+    return ring && ring->dev ? ring->dev->stream : NULL;
+}
+
+hepa_status hepa_ring_sync(const hepa_ring *ring) {
+    if (!ring) return HEPA_ERR_INVALID_ARGUMENT;
+    return ring->backend == HEPA_BACKEND_CUDA ? _hepa_dev_sync(ring) : HEPA_OK;
+}
+
+/* Device path of hepa_negacyclic_mul: upload both inputs, two forward NTTs (out of place into
+ * one scratch buffer), the pointwise product fused into the inverse, download, wait. */
+static hepa_status negacyclic_mul_cuda(const hepa_ring *ring, uint64_t *out, const uint64_t *a,
+                                       const uint64_t *b) {
+    const size_t L = ring->num_moduli, words = L * ring->n, bytes = words * sizeof(uint64_t);
+    uint64_t *buf = NULL;
+    hepa_status s = _hepa_dev_alloc(ring, (void **)&buf, 2 * bytes);
+    if (s != HEPA_OK) return s;
+    uint64_t *da = buf, *db = buf + words;
+    if ((s = _hepa_dev_copy(ring, da, a, bytes, 0)) == HEPA_OK &&
+        (s = _hepa_dev_copy(ring, db, b, bytes, 0)) == HEPA_OK &&
+        (s = _hepa_dev_ntt_forward(ring, L, da, da)) == HEPA_OK &&
+        (s = _hepa_dev_ntt_forward(ring, L, db, db)) == HEPA_OK &&
+        (s = _hepa_dev_mul_inverse(ring, L, da, da, db)) == HEPA_OK &&
+        (s = _hepa_dev_copy(ring, out, da, bytes, 1)) == HEPA_OK)
+        s = _hepa_dev_sync(ring);
+    _hepa_dev_free(ring, buf);
+    return s;
+}
+
 hepa_status hepa_negacyclic_mul(const hepa_ring *ring, uint64_t *out, const uint64_t *a,
                                 const uint64_t *b) {
     if (!ring || !out || !a || !b) return HEPA_ERR_INVALID_ARGUMENT;
     const size_t L = ring->num_moduli;
     if (!_hepa_limbs_ok(ring, L, a) || !_hepa_limbs_ok(ring, L, b))
         return HEPA_ERR_INVALID_ARGUMENT;
+    if (ring->backend == HEPA_BACKEND_CUDA) return negacyclic_mul_cuda(ring, out, a, b);
     /* scratch holds the transform of a (or of b when a is the output), so out may alias
      * either input */
     uint64_t *scratch = malloc(L * ring->n * sizeof *scratch);

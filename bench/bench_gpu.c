@@ -1,0 +1,263 @@
+/* bench/bench_gpu.c — the GPU suite of hepa-bench (`hepa-bench --gpu-suite`).
+ *
+ * For n = 2^12 … 2^17 and L ∈ {1, 8, 34, 64} (or the sizes given), on the CUDA backend with data
+ * already on the device: forward NTT, inverse NTT, pointwise product (NTT domain), negacyclic
+ * product (coefficient domain in and out: two forward NTTs, the product fused into the inverse).
+ *
+ * Method. Each operation is enqueued on the ring's stream between two CUDA events; after a
+ * warm-up, at least `reps` (default 60) such intervals are taken and the median and minimum
+ * reported. Two modes:
+ *   hot:  the same polynomials every time (they stay in the L2 cache when they fit);
+ *   cold: rotating over enough distinct polynomials that each role (input, second input,
+ *         output) spans more than 4× the L2 cache, so every operation reads from HBM.
+ * The device-to-device copy bandwidth (cudaMemcpyAsync of 512 MiB, counting bytes read plus
+ * bytes written) is measured in the same run. For every row:
+ *   bytes  = compulsory traffic: NTT 2·8·L·n (read and write the limbs once), products 3·8·L·n;
+ *   GB/s   = bytes / median time;  %copy = GB/s over the copy bandwidth;
+ *   floor  = bytes / copy bandwidth (one pass); x floor = median / floor.
+ * A two-kernel NTT moves its data twice, so its own floor is 2× the one-pass floor. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "bench_gpu.h"
+#include "hepa/hepa.h"
+
+#define CK(call)                                                                               \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            fprintf(stderr, "hepa-bench: %s failed: %s\n", #call, cudaGetErrorString(e_));      \
+            return 1;                                                                          \
+        }                                                                                      \
+    } while (0)
+#define HK(call)                                                                               \
+    do {                                                                                       \
+        hepa_status s_ = (call);                                                               \
+        if (s_ != HEPA_OK) {                                                                   \
+            fprintf(stderr, "hepa-bench: %s failed: %s %s\n", #call, hepa_status_string(s_),    \
+                    hepa_last_error_message());                                                \
+            return 1;                                                                          \
+        }                                                                                      \
+    } while (0)
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* median and minimum of v[0..k) (sorts v) */
+static void stats(double *v, size_t k, double *med, double *mn) {
+    qsort(v, k, sizeof *v, cmp_d);
+    *mn = v[0];
+    *med = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+/* Device-to-device copy bandwidth in GB/s (bytes read + bytes written), median of 30. */
+static int copy_bandwidth(cudaStream_t st, double *gbs) {
+    const size_t bytes = (size_t)512 << 20;
+    void *a, *b;
+    CK(cudaMalloc(&a, bytes));
+    CK(cudaMalloc(&b, bytes));
+    CK(cudaMemsetAsync(a, 1, bytes, st));
+    enum { K = 30 };
+    cudaEvent_t ev[K + 1];
+    for (int i = 0; i <= K; ++i) CK(cudaEventCreate(&ev[i]));
+    for (int i = 0; i < 3; ++i) CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, st));
+    CK(cudaEventRecord(ev[0], st));
+    for (int i = 0; i < K; ++i) {
+        CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, st));
+        CK(cudaEventRecord(ev[i + 1], st));
+    }
+    CK(cudaStreamSynchronize(st));
+    double t[K];
+    for (int i = 0; i < K; ++i) {
+        float ms;
+        CK(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
+        t[i] = ms * 1e-3;
+    }
+    double med, mn;
+    stats(t, K, &med, &mn);
+    *gbs = 2.0 * bytes / med / 1e9;
+    for (int i = 0; i <= K; ++i) cudaEventDestroy(ev[i]);
+    cudaFree(a);
+    cudaFree(b);
+    return 0;
+}
+
+enum op { OP_FWD, OP_INV, OP_PMUL, OP_NMUL, OP_COUNT };
+static const char *op_name[OP_COUNT] = {"forward NTT", "inverse NTT", "pointwise mul",
+                                        "negacyclic mul"};
+
+typedef struct sizes {
+    hepa_ring *ring;
+    cudaStream_t st;
+    size_t n, L, K; /* K polynomials per role (1 when hot) */
+    hepa_poly **a, **b, **c;
+} sizes;
+
+static void free_polys(sizes *z) {
+    for (size_t k = 0; k < z->K; ++k) {
+        if (z->a) hepa_poly_destroy(z->a[k]);
+        if (z->b) hepa_poly_destroy(z->b[k]);
+        if (z->c) hepa_poly_destroy(z->c[k]);
+    }
+    free(z->a);
+    free(z->b);
+    free(z->c);
+    z->a = z->b = z->c = NULL;
+}
+
+/* K polynomials per role with random residues. */
+static int make_polys(sizes *z, size_t K, uint64_t *seed) {
+    z->K = K;
+    z->a = calloc(K, sizeof *z->a);
+    z->b = calloc(K, sizeof *z->b);
+    z->c = calloc(K, sizeof *z->c);
+    if (!z->a || !z->b || !z->c) return 1;
+    const size_t w = z->L * z->n;
+    uint64_t *buf = malloc(w * sizeof *buf);
+    if (!buf) return 1;
+    for (size_t k = 0; k < K; ++k) {
+        HK(hepa_poly_create(&z->a[k], z->ring, z->L));
+        HK(hepa_poly_create(&z->b[k], z->ring, z->L));
+        HK(hepa_poly_create(&z->c[k], z->ring, z->L));
+        for (int r = 0; r < 2; ++r) {
+            for (size_t i = 0; i < z->L; ++i) {
+                const uint64_t q = hepa_ring_modulus(z->ring, i);
+                for (size_t j = 0; j < z->n; ++j) {
+                    *seed ^= *seed << 13, *seed ^= *seed >> 7, *seed ^= *seed << 17;
+                    buf[i * z->n + j] = *seed % q;
+                }
+            }
+            HK(hepa_poly_set(r ? z->b[k] : z->a[k], buf, HEPA_DOMAIN_COEFF));
+        }
+    }
+    free(buf);
+    return 0;
+}
+
+/* Times `reps` operations of kind op (after a warm-up) into t[] (seconds). For FWD/INV the
+ * polynomials go forward over all K, then back over all K, so that in cold mode an inverse
+ * never finds its input in the cache. */
+static int time_op(sizes *z, enum op op, size_t reps, double *t) {
+    cudaEvent_t *ev = malloc(2 * reps * sizeof *ev);
+    if (!ev) return 1;
+    for (size_t i = 0; i < 2 * reps; ++i) CK(cudaEventCreate(&ev[i]));
+    if (op == OP_PMUL)
+        for (size_t i = 0; i < z->K; ++i) {
+            HK(hepa_poly_to_ntt(z->a[i]));
+            HK(hepa_poly_to_ntt(z->b[i]));
+        }
+    size_t got = 0, k = 0, warm = 4 + 2 * z->K; /* untimed operations first */
+    while (got < reps) {
+        int timed;
+        if (op == OP_FWD || op == OP_INV) {
+            /* K forwards, then K inverses, ...: only the direction asked for is timed */
+            const int fwd = hepa_poly_domain(z->a[k]) == HEPA_DOMAIN_COEFF;
+            timed = !warm && (op == OP_FWD) == fwd;
+            if (timed) CK(cudaEventRecord(ev[2 * got], z->st));
+            HK(fwd ? hepa_poly_to_ntt(z->a[k]) : hepa_poly_from_ntt(z->a[k]));
+        } else {
+            timed = !warm;
+            if (timed) CK(cudaEventRecord(ev[2 * got], z->st));
+            HK(hepa_poly_mul(z->c[k], z->a[k], z->b[k]));
+        }
+        if (timed) CK(cudaEventRecord(ev[2 * got++ + 1], z->st));
+        k = (k + 1) % z->K;
+        if (warm) --warm;
+    }
+    CK(cudaStreamSynchronize(z->st));
+    for (size_t i = 0; i < reps; ++i) {
+        float ms;
+        CK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+        t[i] = ms * 1e-3;
+    }
+    /* leave everything in the coefficient domain */
+    for (size_t i = 0; i < z->K; ++i) {
+        if (hepa_poly_domain(z->a[i]) == HEPA_DOMAIN_NTT) HK(hepa_poly_from_ntt(z->a[i]));
+        if (hepa_poly_domain(z->b[i]) == HEPA_DOMAIN_NTT) HK(hepa_poly_from_ntt(z->b[i]));
+    }
+    HK(hepa_ring_sync(z->ring));
+    for (size_t i = 0; i < 2 * reps; ++i) cudaEventDestroy(ev[i]);
+    free(ev);
+    return 0;
+}
+
+int hepa_bench_gpu_suite(const size_t *ns, size_t n_count, const size_t *Ls, size_t L_count,
+                         unsigned bits, size_t reps, int json, const char *commit) {
+    if (!hepa_cuda_available()) {
+        fprintf(stderr, "hepa-bench: --gpu-suite needs a usable CUDA device\n");
+        return 1;
+    }
+    if (reps < 10) reps = 10;
+    struct cudaDeviceProp prop;
+    int dev;
+    CK(cudaGetDevice(&dev));
+    CK(cudaGetDeviceProperties(&prop, dev));
+    cudaStream_t st0;
+    CK(cudaStreamCreate(&st0));
+    double bw;
+    if (copy_bandwidth(st0, &bw)) return 1;
+    cudaStreamDestroy(st0);
+    const double l2 = (double)prop.l2CacheSize;
+
+    if (json) {
+        printf("{\"gpu\": \"%s\", \"commit\": \"%s\", \"copy_gbs\": %.1f, \"l2_bytes\": %.0f, "
+               "\"bits\": %u, \"rows\": [\n", prop.name, commit, bw, l2, bits);
+    } else {
+        printf("# hepa-bench GPU suite\n\nGPU: %s (%d SMs, L2 %.0f MiB), commit %s\n"
+               "device-to-device copy: %.0f GB/s (read + write), moduli: %u-bit primes\n\n",
+               prop.name, prop.multiProcessorCount, l2 / (1 << 20), commit, bw, bits);
+        printf("| op | n | L | mode | median µs | min µs | GB/s | %% copy | floor µs | x floor |\n"
+               "|---|---|---|---|---|---|---|---|---|---|\n");
+    }
+    int first = 1;
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    double *t = malloc(reps * sizeof *t);
+    for (size_t ni = 0; ni < n_count; ++ni) {
+        for (size_t li = 0; li < L_count; ++li) {
+            sizes z = {0};
+            z.n = ns[ni];
+            z.L = Ls[li];
+            uint64_t moduli[64];
+            HK(hepa_primes_ntt(moduli, z.L, bits, z.n));
+            HK(hepa_ring_create(&z.ring, z.n, moduli, z.L, HEPA_BACKEND_CUDA));
+            z.st = (cudaStream_t)hepa_ring_cuda_stream(z.ring);
+            const double pbytes = 8.0 * z.L * z.n;
+            for (int cold = 0; cold < 2; ++cold) {
+                size_t K = cold ? (size_t)ceil(4.0 * l2 / pbytes) + 1 : 1;
+                if (make_polys(&z, K, &seed)) return 1;
+                for (int op = 0; op < OP_COUNT; ++op) {
+                    if (time_op(&z, (enum op)op, reps, t)) return 1;
+                    double med, mn;
+                    stats(t, reps, &med, &mn);
+                    const double bytes = (op <= OP_INV ? 2 : 3) * pbytes;
+                    const double gbs = bytes / med / 1e9, floor_s = bytes / (bw * 1e9);
+                    if (json)
+                        printf("%s  {\"op\": \"%s\", \"n\": %zu, \"L\": %zu, \"mode\": \"%s\", "
+                               "\"median_us\": %.2f, \"min_us\": %.2f, \"gbs\": %.1f, "
+                               "\"copy_ratio\": %.3f, \"floor_us\": %.2f}",
+                               first ? "" : ",\n", op_name[op], z.n, z.L, cold ? "cold" : "hot",
+                               med * 1e6, mn * 1e6, gbs, gbs / bw, floor_s * 1e6);
+                    else
+                        printf("| %s | 2^%d | %zu | %s | %.1f | %.1f | %.0f | %.0f%% | %.1f | "
+                               "%.2f |\n",
+                               op_name[op], (int)round(log2((double)z.n)), z.L,
+                               cold ? "cold" : "hot", med * 1e6, mn * 1e6, gbs, 100 * gbs / bw,
+                               floor_s * 1e6, med / floor_s);
+                    first = 0;
+                    fflush(stdout);
+                }
+                free_polys(&z);
+            }
+            hepa_ring_destroy(z.ring);
+        }
+    }
+    if (json) printf("\n]}\n");
+    free(t);
+    return 0;
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# scripts/gpu-check.sh — everything that needs a GPU, in one call: build for the GPU at hand,
+# run the whole test suite (GPU tests included), the GPU tests under compute-sanitizer
+# (memcheck with leak check, racecheck), and the GPU benchmarks. Logs go to OUTDIR.
+#
+#   bash scripts/gpu-check.sh [OUTDIR] [STEPS]
+#
+# OUTDIR defaults to $OUT (the device tool's output folder) or ./gpu-check-out. STEPS is a
+# comma-separated subset of build,test,sanitize,bench (default: all). Environment:
+#   HEPA_BUILD_DIR (default build-gpu), CMAKE_CUDA_ARCHITECTURES (default: 90),
+#   HEPA_BENCH_ARGS (extra arguments for hepa-bench).
+# On a GPU host without GMP/Criterion: run ../shared/device/make-devroot.sh on a machine with
+# Debian's registry, carry .devroot, and `source .devroot/env.sh` first.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-${OUT:-gpu-check-out}}
+steps=${2:-build,test,sanitize,bench}
+build=${HEPA_BUILD_DIR:-build-gpu}
+arch=${CMAKE_CUDA_ARCHITECTURES:-90}
+mkdir -p "$out"
+status=0
+has() { [[ ",$steps," == *",$1,"* ]]; }
+run() { # run NAME CMD...: log to $out/NAME.log, remember failure
+    local name=$1; shift
+    echo "== $name: $*"
+    if "$@" >"$out/$name.log" 2>&1; then echo "   ok"; else echo "   FAILED (rc=$?)"; status=1; fi
+    tail -n 5 "$out/$name.log" | sed 's/^/   | /'
+}
+
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv \
+    >"$out/gpu.txt" 2>&1 || true
+cat "$out/gpu.txt"
+
+if has build; then
+    gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+    run configure cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CUDA_ARCHITECTURES="$arch"
+    run build cmake --build "$build" -j "$(nproc)"
+fi
+if has test; then
+    run ctest ctest --test-dir "$build" --output-on-failure -j 4
+fi
+if has sanitize; then
+    san=(compute-sanitizer --target-processes all --error-exitcode 1)
+    for t in "$build"/tests/gpu/test_gpu_*; do
+        [ -x "$t" ] || continue
+        b=$(basename "$t")
+        # quick sizes: the sanitizers slow kernels down 10-100x; out_of_memory fills the GPU
+        run "memcheck-$b" env HEPA_TEST_QUICK=1 "${san[@]}" --tool memcheck --leak-check full \
+            "$t" --filter '!(*/out_of_memory)' -j1
+        run "racecheck-$b" env HEPA_TEST_QUICK=1 "${san[@]}" --tool racecheck \
+            "$t" --filter '!(*/out_of_memory)' -j1
+    done
+fi
+if has bench; then
+    # shellcheck disable=SC2086
+    run bench "$build"/bench/hepa-bench --gpu-suite ${HEPA_BENCH_ARGS:-}
+    cat "$out/bench.log"
+fi
+exit $status
