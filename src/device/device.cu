@@ -83,11 +83,14 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
     }
     for (size_t i = 0; i < L; ++i) {
         hepa_ntt_table_view v = hepa_ntt_tables_view(ring->ntt[i]);
+        // interleave each twiddle with its Shoup companion: one 16-byte load per butterfly
         uint64_t *t = host_tables + 4 * n * i;
-        memcpy(t, v.fwd, n * sizeof *t);
-        memcpy(t + n, v.fwd_shoup, n * sizeof *t);
-        memcpy(t + 2 * n, v.inv, n * sizeof *t);
-        memcpy(t + 3 * n, v.inv_shoup, n * sizeof *t);
+        for (size_t k = 0; k < n; ++k) {
+            t[2 * k] = v.fwd[k];
+            t[2 * k + 1] = v.fwd_shoup[k];
+            t[2 * n + 2 * k] = v.inv[k];
+            t[2 * n + 2 * k + 1] = v.inv_shoup[k];
+        }
         hepa_dev_limb *l = &host_limbs[i];
         l->q = v.q;
         l->ratio_hi = ring->mods[i].ratio_hi;

@@ -25,8 +25,9 @@ typedef struct hepa_dev_limb {
     uint64_t n_inv_w, n_inv_w_shoup; /* n^(-1) · ψ^(-rev(1)) (last inverse stage) */
 } hepa_dev_limb;
 
-/* A ring's device state. Tables: one allocation of L·4·n words, limb i at tables + 4·n·i with
- * fwd, fwd_shoup, inv, inv_shoup of n words each (the hepa_ntt_table_view layout). */
+/* A ring's device state. Tables: one allocation of L·4·n words, limb i at tables + 4·n·i: n
+ * pairs (fwd[k], fwd_shoup[k]) then n pairs (inv[k], inv_shoup[k]) (hepa_ntt_table_view's
+ * values, each twiddle next to its Shoup companion so one 16-byte load fetches both). */
 typedef struct hepa_ring_device {
     int device;
     void *stream;          /* cudaStream_t, owned */

@@ -7,19 +7,22 @@
 // table entry (n >> (B+1)) + (x >> (B+1)) — the host loops' w[m + i] written in terms of x.
 //
 // Decomposition. A *tile* is a set of elements closed under the stages a kernel runs: all
-// elements whose index agrees outside a window of GB bits. Each thread keeps 8 elements in
-// registers ("slots": 3 index bits), the 32 lanes of a warp hold 5 more bits, the warps of a
-// block the rest. A stage on a slot bit is a butterfly between two registers of one thread; a
-// stage on a lane bit first swaps that lane bit with a slot bit through __shfl_xor_sync (each
-// thread sends 4 of its 8 values to its partner; after the swap the pair lies in one thread,
-// seed 000's warp-shuffle scheme without redundant butterflies); a stage on a warp bit first
-// exchanges the tile through shared memory so that the needed bits become slot bits.
+// elements whose index agrees outside a window of GB bits (the tile-local index e). Each thread
+// keeps 8 elements in registers ("slots": 3 bits of e), the 32 lanes of a warp hold 5 more bits
+// (the low CB lane bits pick one of C = 2^CB adjacent columns instead), the warps of a block the
+// rest. A stage on a slot bit is a butterfly between two registers of one thread. A stage on a
+// lane bit first swaps that lane bit with a slot bit through __shfl_xor_sync: each thread sends
+// 4 of its 8 values to its partner lane, after which every butterfly pair lies in one thread
+// (seed 000's warp-shuffle exchange, without duplicated butterflies). A stage on a warp bit first
+// exchanges the tile through shared memory so that the bits needed next become slot bits.
+// Which bit sits where at every stage is decided at compile time (Schedule below), so index and
+// twiddle arithmetic folds into constants and identical twiddle loads are shared.
+//
 //   n <= 2^9:  ntt_small_kernel, one block per limb, one stage per __syncthreads (simple).
-//   n in [2^10, 2^12]: one tile = one limb, one kernel, one read and one write of the data.
-//   n in [2^13, 2^17]: two kernels (four-step style). Pass 1 (columns): the top log n - 8 bits,
-//     tiles of 8 adjacent columns (64-byte rows, coalesced). Pass 2 (rows): the low 8 bits, one
-//     warp per 256-element row, registers and shuffles only. Each pass reads and writes the
-//     data once.
+//   n in [2^10, 2^12]: one tile = one limb: one kernel, one read and one write of the data.
+//   n in [2^13, 2^17]: two kernels (four-step style), each one read and one write. Columns:
+//     the top log n - 8 bits, tiles of 8 adjacent columns (rows of 64 bytes, coalesced). Rows:
+//     the low 8 bits, one warp per 256-element row: registers and shuffles only.
 // Lazy ranges: forward values stay in [0, 4q) between passes and are reduced to [0, q) at the
 // final store; inverse values stay in [0, 2q), the last stage folds in n^(-1), and the final
 // store reduces to [0, q).
@@ -31,198 +34,326 @@
 
 namespace {
 
-struct LimbTables {
-    const uint64_t *w, *wp; // fwd/fwd_shoup or inv/inv_shoup
-    uint64_t q;
+// ---- the compile-time schedule ------------------------------------------------------------
+
+// Where the GB bits of e live: slot bit i holds e-bit ps[i]; lane bit CB + j holds e-bit pl[j];
+// the other e-bits are spread over the warp index in increasing order.
+struct Map {
+    int ps[3];
+    int pl[5];
 };
 
-__device__ __forceinline__ LimbTables limb_tables(const uint64_t *tables,
-                                                  const hepa_dev_limb *limbs, int limb, size_t n,
-                                                  bool inverse) {
-    LimbTables t;
-    const uint64_t *base = tables + 4 * n * (size_t)limb + (inverse ? 2 * n : 0);
-    t.w = base;
-    t.wp = base + n;
-    t.q = limbs[limb].q;
-    return t;
+enum Action { STAGE = 0, SWAP = 1, EXCHANGE = 2 };
+
+struct Step {
+    int action;  // before the butterflies: nothing, a slot/lane swap, or a shared-memory exchange
+    int slot;    // SWAP: the slot bit swapped; every step: the slot bit then processed
+    int lane_j;  // SWAP: the lane e-bit index j (lane bit CB + j)
+    int bit;     // the tile e-bit processed (STAGE/SWAP/EXCHANGE); -1 for restore steps
+    Map map;     // the mapping after the action
+};
+
+struct Schedule {
+    Step steps[12 + 10]; // GB stages, then the restore steps (swaps or one exchange)
+    int count;           // total steps
+    int stages;          // the first `stages` steps carry butterflies
+};
+
+__host__ __device__ constexpr int slot_of(const Map &m, int bit) {
+    return m.ps[0] == bit ? 0 : m.ps[1] == bit ? 1 : m.ps[2] == bit ? 2 : -1;
+}
+__host__ __device__ constexpr int lane_of(const Map &m, int bit, int LB) {
+    for (int j = 0; j < LB; ++j)
+        if (m.pl[j] == bit) return j;
+    return -1;
+}
+__host__ __device__ constexpr int owned(const Map &m, int LB) {
+    int o = (1 << m.ps[0]) | (1 << m.ps[1]) | (1 << m.ps[2]);
+    for (int j = 0; j < LB; ++j) o |= 1 << m.pl[j];
+    return o;
+}
+__host__ __device__ constexpr Map initial_map(int GB, int LB) {
+    Map m{};
+    m.ps[0] = GB - 3;
+    m.ps[1] = GB - 2;
+    m.ps[2] = GB - 1;
+    for (int j = 0; j < 5; ++j) m.pl[j] = j < LB ? j : 0;
+    return m;
+}
+__host__ __device__ constexpr void do_swap(Map &m, int slot, int j) {
+    const int t = m.ps[slot];
+    m.ps[slot] = m.pl[j];
+    m.pl[j] = t;
 }
 
-// Where the GB bits of a tile-local index e live: slot bit i holds e-bit ps[i]; lane bit CB + j
-// holds e-bit pl[j]; the remaining e-bits are spread over the warp index in increasing order.
-// The thread's own contribution (lanes and warps) is `base`; e(k) = base | deposit(k).
-template <int GB, int CB> struct Mapping {
-    static constexpr int LB = 5 - CB;      // lane bits that carry e-bits
-    static constexpr int MB = GB - 3 - LB; // warp bits
-    int ps[3];
-    int pl[LB > 0 ? LB : 1];
-    int base;
+// Simulates the stages: forward processes e-bits GB-1 .. 0, inverse 0 .. GB-1.
+//  - a bit in a slot: butterflies at once;
+//  - a bit on a lane: swap it with a slot holding an already processed bit (else the slot whose
+//    bit is needed last), then butterflies;
+//  - a bit on a warp: shared-memory exchange bringing it and the next unprocessed warp bits into
+//    the slots (topped up with processed slot bits, so pending bits do not leave the slots).
+// Then restore the lanes to the low e-bits (coalesced stores): by swaps when every low bit is in
+// a slot or a lane, else by one exchange back to the initial mapping.
+__host__ __device__ constexpr Schedule make_schedule(int GB, int CB, bool INV) {
+    const int LB = 5 - CB;
+    Schedule s{};
+    Map m = initial_map(GB, LB);
+    int done = 0, c = 0;
+    for (int step = 0; step < GB; ++step) {
+        const int b = INV ? step : GB - 1 - step;
+        Step st{};
+        st.bit = b;
+        int i = slot_of(m, b);
+        if (i >= 0) {
+            st.action = STAGE;
+        } else if (lane_of(m, b, LB) >= 0) {
+            const int j = lane_of(m, b, LB);
+            int pick = -1;
+            for (int t = 0; t < 3; ++t)
+                if ((done >> m.ps[t]) & 1) pick = t;
+            if (pick < 0) {
+                pick = 0;
+                for (int t = 1; t < 3; ++t)
+                    if (INV ? m.ps[t] > m.ps[pick] : m.ps[t] < m.ps[pick]) pick = t;
+            }
+            do_swap(m, pick, j);
+            st.action = SWAP;
+            st.lane_j = j;
+            i = pick;
+        } else {
+            int np[3] = {0, 0, 0}, cnt = 0;
+            const int own = owned(m, LB);
+            for (int t = step; t < GB && cnt < 3; ++t) {
+                const int bb = INV ? t : GB - 1 - t;
+                if (!((own >> bb) & 1)) np[cnt++] = bb;
+            }
+            for (int t = 0; t < 3 && cnt < 3; ++t)
+                if ((done >> m.ps[t]) & 1) np[cnt++] = m.ps[t];
+            for (int bb = 0; bb < GB && cnt < 3; ++bb)
+                if (((done >> bb) & 1) && !((own >> bb) & 1)) np[cnt++] = bb;
+            for (int t = 0; t < 3 && cnt < 3; ++t)
+                if (!((done >> m.ps[t]) & 1)) np[cnt++] = m.ps[t];
+            m.ps[0] = np[0];
+            m.ps[1] = np[1];
+            m.ps[2] = np[2];
+            st.action = EXCHANGE;
+            i = slot_of(m, b);
+        }
+        st.slot = i;
+        st.map = m;
+        s.steps[c++] = st;
+        done |= 1 << b;
+    }
+    s.stages = c;
+    // restore
+    bool by_swaps = true;
+    for (int j = 0; j < LB; ++j)
+        if (slot_of(m, j) < 0 && lane_of(m, j, LB) < 0) by_swaps = false;
+    if (by_swaps) {
+        for (int j = 0; j < LB; ++j) {
+            if (m.pl[j] == j) continue;
+            int i = slot_of(m, j);
+            if (i < 0) { // bit j sits on another lane: through slot 0 first
+                const int jj = lane_of(m, j, LB);
+                do_swap(m, 0, jj);
+                Step st{};
+                st.action = SWAP;
+                st.slot = 0;
+                st.lane_j = jj;
+                st.bit = -1;
+                st.map = m;
+                s.steps[c++] = st;
+                i = 0;
+            }
+            do_swap(m, i, j);
+            Step st{};
+            st.action = SWAP;
+            st.slot = i;
+            st.lane_j = j;
+            st.bit = -1;
+            st.map = m;
+            s.steps[c++] = st;
+        }
+    } else {
+        Step st{};
+        st.action = EXCHANGE;
+        st.slot = 0;
+        st.bit = -1;
+        st.map = initial_map(GB, LB);
+        s.steps[c++] = st;
+    }
+    s.count = c;
+    return s;
+}
 
-    __device__ __forceinline__ int e_of(int k) const {
-        return base | ((k & 1) << ps[0]) | (((k >> 1) & 1) << ps[1]) | (((k >> 2) & 1) << ps[2]);
-    }
-    __device__ __forceinline__ int owner_mask() const { // e-bits held by slots or lanes
-        int m = (1 << ps[0]) | (1 << ps[1]) | (1 << ps[2]);
-#pragma unroll
-        for (int j = 0; j < LB; ++j) m |= 1 << pl[j];
-        return m;
-    }
-    // Recompute base from the lane and warp index for the current ps/pl.
-    __device__ __forceinline__ void rebase(int lane, int warp) {
-        int b = 0;
-#pragma unroll
-        for (int j = 0; j < LB; ++j) b |= ((lane >> (CB + j)) & 1) << pl[j];
-        const int free_bits = ((1 << GB) - 1) & ~owner_mask();
-        int wbit = 0;
-#pragma unroll
-        for (int bit = 0; bit < GB; ++bit)
-            if ((free_bits >> bit) & 1) b |= ((warp >> wbit++) & 1) << bit;
-        base = b;
-    }
-    __device__ __forceinline__ int slot_of(int bit) const {
-        return ps[0] == bit ? 0 : ps[1] == bit ? 1 : ps[2] == bit ? 2 : -1;
-    }
-    __device__ __forceinline__ int lane_of(int bit) const {
-#pragma unroll
-        for (int j = 0; j < LB; ++j)
-            if (pl[j] == bit) return j;
-        return -1;
+template <int GB, int CB, bool INV> struct Sched {
+    static constexpr Schedule value = make_schedule(GB, CB, INV);
+};
+
+// e-bits of slot combination k under map M (compile-time)
+template <int P0, int P1, int P2> struct SlotOff {
+    static __host__ __device__ constexpr int of(int k) {
+        return ((k & 1) << P0) | (((k >> 1) & 1) << P1) | (((k >> 2) & 1) << P2);
     }
 };
 
-// Swap slot bit I with lane bit CB + j (see the file comment). After the call, slot bit I
-// holds the e-bit the lane held and vice versa.
-template <int I, int GB, int CB>
-__device__ __forceinline__ void swap_slot_lane(uint64_t (&v)[8], Mapping<GB, CB> &m, int j,
-                                               int lane) {
-    const int lb = CB + j;
-    const int mine = (lane >> lb) & 1;
+// The thread's own e-bits (lanes and warps) under the step's mapping.
+template <int GB, int CB, int STEP, bool INV>
+__device__ __forceinline__ unsigned thread_base(unsigned lane, unsigned warp) {
+    constexpr Map m = Sched<GB, CB, INV>::value.steps[STEP].map;
+    constexpr int LB = 5 - CB;
+    constexpr int own = owned(m, LB);
+    unsigned b = 0;
+#pragma unroll
+    for (int j = 0; j < LB; ++j) b |= ((lane >> (CB + j)) & 1u) << m.pl[j];
+    int w = 0;
+#pragma unroll
+    for (int bit = 0; bit < GB; ++bit)
+        if (!((own >> bit) & 1)) b |= ((warp >> w++) & 1u) << bit;
+    return b;
+}
+
+// the load mapping (restore target) as a pseudo step index -1
+template <int GB, int CB>
+__device__ __forceinline__ unsigned initial_base(unsigned lane, unsigned warp) {
+    constexpr int LB = 5 - CB;
+    unsigned b = lane >> CB; // lanes hold e-bits 0 .. LB-1
+#pragma unroll
+    for (int w = 0; w < GB - 3 - LB; ++w) b |= ((warp >> w) & 1u) << (LB + w);
+    return b;
+}
+
+struct Ctx {
+    const ulonglong2 *tw; // this limb's (w, w') pairs for the direction
+    uint64_t q;
+    uint64_t n_inv, n_inv_shoup, n_inv_w, n_inv_w_shoup;
+    unsigned gxt; // the thread's global index contribution: tile base + column + (base << S)
+};
+
+// Swap slot bit I with lane bit CB + J (see the file comment): after the call slot bit I holds
+// the e-bit the lane held and vice versa.
+template <int I, int LANEBIT>
+__device__ __forceinline__ void swap_slot_lane(uint64_t (&v)[8], unsigned lane) {
+    const bool mine = (lane >> LANEBIT) & 1u;
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         if ((k >> I) & 1) continue;
         const int k1 = k | (1 << I);
         const uint64_t send = mine ? v[k] : v[k1];
-        const uint64_t recv = __shfl_xor_sync(0xffffffffu, send, 1 << lb);
+        const uint64_t recv = __shfl_xor_sync(0xffffffffu, send, 1 << LANEBIT);
         if (mine)
             v[k] = recv;
         else
             v[k1] = recv;
     }
-    const int slot_bit = m.ps[I], lane_bit = m.pl[j];
-    // the lane bit's old e-bit leaves base; the lane now carries the slot's old e-bit
-    m.base = (m.base & ~(1 << lane_bit)) | (mine << slot_bit);
-    m.ps[I] = lane_bit;
-    m.pl[j] = slot_bit;
 }
 
-template <int GB, int CB>
-__device__ __forceinline__ void swap_slot_lane_rt(int i, uint64_t (&v)[8], Mapping<GB, CB> &m,
-                                                  int j, int lane) {
-    if (i == 0)
-        swap_slot_lane<0>(v, m, j, lane);
-    else if (i == 1)
-        swap_slot_lane<1>(v, m, j, lane);
-    else
-        swap_slot_lane<2>(v, m, j, lane);
-}
-
-// One stage on slot bit I (tile-local e-bit ps[I], global bit gbit) for all 4 register pairs.
-// gx0 = global index of the tile element with e = 0 (plus the thread's column); e_shift places e
-// in the global index.
-template <int I, bool INV, int GB, int CB>
-__device__ __forceinline__ void stage_regs(uint64_t (&v)[8], const Mapping<GB, CB> &m,
-                                           const LimbTables &t, size_t gx0, int e_shift,
-                                           int gbit, int logn, bool scale_last,
-                                           const hepa_dev_limb &lc) {
-    const size_t n = (size_t)1 << logn;
+// Butterflies of one stage on slot bit I, tile e-bit b (global bit B = b + S).
+template <int I, int P0, int P1, int P2, int b, int S, bool INV, bool SCALE>
+__device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, unsigned logn) {
+    constexpr int B = b + S;
+    const unsigned hi = (((1u << logn) >> (B + 1))) + (c.gxt >> (B + 1));
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         if ((k >> I) & 1) continue;
         const int k1 = k | (1 << I);
-        const size_t gx = gx0 + ((size_t)m.e_of(k) << e_shift);
-        const size_t idx = (n >> (gbit + 1)) + (gx >> (gbit + 1));
-        if (!INV) {
-            hepa_butterfly_ct_lazy(&v[k], &v[k1], __ldg(t.w + idx), __ldg(t.wp + idx), t.q);
-        } else if (!scale_last) {
-            hepa_butterfly_gs_lazy(&v[k], &v[k1], __ldg(t.w + idx), __ldg(t.wp + idx), t.q);
-        } else {
+        if (INV && SCALE) {
             // last inverse stage: (x + y)·n^(-1), (x - y)·n^(-1)·w, both in [0, 2q)
             const uint64_t x = v[k], y = v[k1];
-            v[k] = hepa_mul_shoup_lazy(x + y, lc.n_inv, lc.n_inv_shoup, t.q);
-            v[k1] = hepa_mul_shoup_lazy(x - y + 2 * t.q, lc.n_inv_w, lc.n_inv_w_shoup, t.q);
+            v[k] = hepa_mul_shoup_lazy(x + y, c.n_inv, c.n_inv_shoup, c.q);
+            v[k1] = hepa_mul_shoup_lazy(x - y + 2 * c.q, c.n_inv_w, c.n_inv_w_shoup, c.q);
+        } else {
+            // slot bits are disjoint from the thread's bits: index = hi + (offset >> (b+1))
+            const unsigned idx = hi + ((unsigned)SlotOff<P0, P1, P2>::of(k) >> (b + 1));
+            const ulonglong2 w = __ldg(c.tw + idx);
+            if (!INV)
+                hepa_butterfly_ct_lazy(&v[k], &v[k1], w.x, w.y, c.q);
+            else
+                hepa_butterfly_gs_lazy(&v[k], &v[k1], w.x, w.y, c.q);
         }
     }
 }
 
-template <bool INV, int GB, int CB>
-__device__ __forceinline__ void stage_regs_rt(int i, uint64_t (&v)[8], const Mapping<GB, CB> &m,
-                                              const LimbTables &t, size_t gx0, int e_shift,
-                                              int gbit, int logn, bool scale_last,
-                                              const hepa_dev_limb &lc) {
-    if (i == 0)
-        stage_regs<0, INV>(v, m, t, gx0, e_shift, gbit, logn, scale_last, lc);
-    else if (i == 1)
-        stage_regs<1, INV>(v, m, t, gx0, e_shift, gbit, logn, scale_last, lc);
-    else
-        stage_regs<2, INV>(v, m, t, gx0, e_shift, gbit, logn, scale_last, lc);
+template <int GB, int CB, int S, bool INV, int STEP>
+__device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *smem, unsigned lane,
+                                          unsigned warp, unsigned gx0, unsigned logn, bool last) {
+    constexpr Schedule sch = Sched<GB, CB, INV>::value;
+    if constexpr (STEP < sch.count) {
+        constexpr Step st = sch.steps[STEP];
+        constexpr int C = 1 << CB;
+        if constexpr (st.action == SWAP) {
+            swap_slot_lane<st.slot, CB + st.lane_j>(v, lane);
+        } else if constexpr (st.action == EXCHANGE) {
+            // write with the previous mapping, read with this step's
+            constexpr Map pm = sch.steps[STEP - 1 < 0 ? 0 : STEP - 1].map;
+            static_assert(STEP > 0, "an exchange never comes first");
+            const unsigned pb = thread_base<GB, CB, STEP - 1, INV>(lane, warp);
+            __syncthreads(); // earlier reads of smem are done
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                smem[(pb | SlotOff<pm.ps[0], pm.ps[1], pm.ps[2]>::of(k)) * C + (lane & (C - 1))] =
+                    v[k];
+            __syncthreads();
+            const unsigned nb = thread_base<GB, CB, STEP, INV>(lane, warp);
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                v[k] = smem[(nb | SlotOff<st.map.ps[0], st.map.ps[1], st.map.ps[2]>::of(k)) * C +
+                            (lane & (C - 1))];
+        }
+        if constexpr (STEP < sch.stages) {
+            const unsigned base = thread_base<GB, CB, STEP, INV>(lane, warp);
+            c.gxt = gx0 + (base << S);
+            // The scaled last inverse stage is the top global bit of the last pass.
+            if (INV && last && (st.bit + S == (int)logn - 1))
+                stage<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S, INV, true>(
+                    v, c, logn);
+            else
+                stage<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S, INV, false>(
+                    v, c, logn);
+        }
+        run_steps<GB, CB, S, INV, STEP + 1>(v, c, smem, lane, warp, gx0, logn, last);
+    }
 }
 
-// Exchange the tile through shared memory so that slots hold e-bits new_ps[0..2].
-template <int GB, int CB>
-__device__ __forceinline__ void smem_exchange(uint64_t (&v)[8], Mapping<GB, CB> &m,
-                                              const int (&new_ps)[3], uint64_t *smem, int c,
-                                              int lane, int warp) {
-    constexpr int C = 1 << CB;
-    __syncthreads(); // earlier reads of smem are done
-#pragma unroll
-    for (int k = 0; k < 8; ++k) smem[m.e_of(k) * C + c] = v[k];
-    __syncthreads();
-    m.ps[0] = new_ps[0];
-    m.ps[1] = new_ps[1];
-    m.ps[2] = new_ps[2];
-    m.rebase(lane, warp);
-#pragma unroll
-    for (int k = 0; k < 8; ++k) v[k] = smem[m.e_of(k) * C + c];
-}
-
-// The tile kernel. Template: GB = tile bits, CB = log2(columns per tile) (lanes' low CB bits pick
-// the column), TILES = tiles per block (only when the tile needs no shared memory), INV =
-// inverse, FUSED = inverse pass that first multiplies two NTT-domain inputs pointwise.
-// Runtime: the tile's global index is tile_base + c + (e << e_shift), with tile_base =
-// tile * tile_stride. gbit_lo = global bit of tile e-bit 0. `first`/`last`: first or last pass
-// of the transform (the last reduces to [0, q); the last inverse pass scales by n^(-1)).
-template <int GB, int CB, int TILES, bool INV, bool FUSED>
+// The tile kernel. GB = tile bits, CB = log2(columns per tile), S = global bit of tile e-bit 0
+// (the index of tile element e in column c is tile·tile_stride + c + (e << S)), TILES = tiles per
+// block (only for tiles that need no shared memory), INV = inverse, FUSED = inverse pass that
+// first multiplies two NTT-domain inputs pointwise. `last`: the final pass of the transform
+// (reduces to [0, q); for the inverse it also scales by n^(-1)).
+template <int GB, int CB, int S, int TILES, bool INV, bool FUSED>
 __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)))
     ntt_tile_kernel(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                     const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
-                    int logn, int e_shift, size_t tile_stride, bool last) {
-    extern __shared__ uint64_t smem[];
+                    unsigned logn, unsigned tile_stride, bool last) {
+    extern __shared__ uint64_t smem_dyn[];
     constexpr int TPT = 1 << (GB + CB - 3); // threads per tile
     constexpr int C = 1 << CB;
-    using Map = Mapping<GB, CB>;
+    constexpr Schedule sch = Sched<GB, CB, INV>::value;
+    constexpr Map fm = sch.steps[sch.count - 1].map; // final mapping = load mapping's lanes
     const size_t n = (size_t)1 << logn;
     const int limb = blockIdx.y;
-    const int ltid = threadIdx.x % TPT;
-    const int tile = blockIdx.x * TILES + threadIdx.x / TPT;
-    const int lane = ltid & 31, warp = ltid >> 5;
-    const int c = lane & (C - 1);
-    const size_t off = (size_t)limb * n;
-    const size_t gx0 = (size_t)tile * tile_stride + c;
-    const LimbTables t = limb_tables(tables, limbs, limb, n, INV);
+    const unsigned ltid = threadIdx.x % TPT;
+    const unsigned tile = blockIdx.x * TILES + threadIdx.x / TPT;
+    const unsigned lane = ltid & 31, warp = ltid >> 5;
+    const unsigned gx0 = tile * tile_stride + (lane & (C - 1));
+    uint64_t *smem = smem_dyn + (size_t)(threadIdx.x / TPT) * (TPT * 8);
     const hepa_dev_limb lc = limbs[limb];
-    const int gbit_lo = e_shift;
+    const size_t off = (size_t)limb * n;
 
-    Map m;
-    m.ps[0] = GB - 3;
-    m.ps[1] = GB - 2;
-    m.ps[2] = GB - 1;
-#pragma unroll
-    for (int j = 0; j < Map::LB; ++j) m.pl[j] = j;
-    m.rebase(lane, warp);
+    Ctx c;
+    c.tw = reinterpret_cast<const ulonglong2 *>(tables + 4 * n * (size_t)limb + (INV ? 2 * n : 0));
+    c.q = lc.q;
+    c.n_inv = lc.n_inv;
+    c.n_inv_shoup = lc.n_inv_shoup;
+    c.n_inv_w = lc.n_inv_w;
+    c.n_inv_w_shoup = lc.n_inv_w_shoup;
 
+    // load with the initial mapping (slots = top 3 e-bits, lanes = low e-bits)
+    const unsigned b0 = initial_base<GB, CB>(lane, warp);
     uint64_t v[8];
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-        const size_t gx = off + gx0 + ((size_t)m.e_of(k) << e_shift);
+        const size_t gx = off + gx0 + ((b0 | ((unsigned)k << (GB - 3))) << S);
         if (FUSED) {
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_mod_mul(in[gx], in2[gx], &mod); // [0, q)
@@ -230,93 +361,14 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)))
             v[k] = in[gx];
         }
     }
+    run_steps<GB, CB, S, INV, 0>(v, c, smem, lane, warp, gx0, logn, last);
 
-    // Stages: forward e-bits GB-1 .. 0, inverse 0 .. GB-1.
-    int done = 0; // mask of processed e-bits
-    for (int step = 0; step < GB; ++step) {
-        const int b = INV ? step : GB - 1 - step;
-        int i = m.slot_of(b);
-        if (i < 0) {
-            const int j = m.lane_of(b);
-            if (j >= 0) {
-                // swap with a slot whose bit is already processed, else the one needed last
-                int pick = -1;
-                for (int s = 0; s < 3; ++s)
-                    if ((done >> m.ps[s]) & 1) pick = s;
-                if (pick < 0) {
-                    pick = 0;
-                    for (int s = 1; s < 3; ++s)
-                        if (INV ? m.ps[s] > m.ps[pick] : m.ps[s] < m.ps[pick]) pick = s;
-                }
-                swap_slot_lane_rt(pick, v, m, j, lane);
-                i = pick;
-            } else {
-                // a warp bit: bring b and the next unprocessed warp bits (in stage order) into
-                // the slots; fill the rest with processed bits so nothing pending leaves a slot
-                int np[3], cnt = 0;
-                const int owned = m.owner_mask();
-                for (int s = step; s < GB && cnt < 3; ++s) {
-                    const int bb = INV ? s : GB - 1 - s;
-                    if (!((owned >> bb) & 1)) np[cnt++] = bb;
-                }
-                for (int s = 0; s < 3 && cnt < 3; ++s) {
-                    const int bb = m.ps[s];
-                    if ((done >> bb) & 1) np[cnt++] = bb;
-                }
-                for (int bb = 0; bb < GB && cnt < 3; ++bb)
-                    if (((done >> bb) & 1) && !((owned >> bb) & 1)) np[cnt++] = bb;
-                for (int s = 0; s < 3 && cnt < 3; ++s) { // unprocessed slot bits, last resort
-                    const int bb = m.ps[s];
-                    if (!((done >> bb) & 1)) np[cnt++] = bb;
-                }
-                smem_exchange(v, m, np, smem, c, lane, warp);
-                i = m.slot_of(b);
-            }
-        }
-        const bool scale_last = INV && last && (b + gbit_lo == logn - 1);
-        stage_regs_rt<INV>(i, v, m, t, gx0, e_shift, b + gbit_lo, logn, scale_last, lc);
-        done |= 1 << b;
-    }
-
-    // Back to the load mapping (lanes on the low e-bits) so the stores are coalesced.
-    bool lanes_ok = true;
-#pragma unroll
-    for (int j = 0; j < Map::LB; ++j) lanes_ok &= (m.pl[j] == j);
-    if (!lanes_ok) {
-        if (Map::MB > 0) {
-            // write with the current mapping, read back with the load mapping
-            const Map cur = m;
-            __syncthreads();
-#pragma unroll
-            for (int k = 0; k < 8; ++k) smem[cur.e_of(k) * C + c] = v[k];
-            __syncthreads();
-            m.ps[0] = GB - 3;
-            m.ps[1] = GB - 2;
-            m.ps[2] = GB - 1;
-#pragma unroll
-            for (int j = 0; j < Map::LB; ++j) m.pl[j] = j;
-            m.rebase(lane, warp);
-#pragma unroll
-            for (int k = 0; k < 8; ++k) v[k] = smem[m.e_of(k) * C + c];
-        } else {
-            // registers and lanes only: move e-bit j into lane j by swaps through a slot
-            for (int j = 0; j < Map::LB; ++j) {
-                if (m.pl[j] == j) continue;
-                int i = m.slot_of(j);
-                if (i < 0) { // bit j sits in another lane: first bring it into slot 0
-                    swap_slot_lane_rt(0, v, m, m.lane_of(j), lane);
-                    i = 0;
-                }
-                swap_slot_lane_rt(i, v, m, j, lane);
-            }
-        }
-    }
-
+    const unsigned fb = thread_base<GB, CB, sch.count - 1, INV>(lane, warp);
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-        const size_t gx = off + gx0 + ((size_t)m.e_of(k) << e_shift);
+        const size_t gx = off + gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S);
         uint64_t x = v[k];
-        if (last) x = INV ? hepa_reduce_2q(x, t.q) : hepa_reduce_4q(x, t.q);
+        if (last) x = INV ? hepa_reduce_2q(x, c.q) : hepa_reduce_4q(x, c.q);
         out[gx] = x;
     }
 }
@@ -331,8 +383,10 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
     const size_t n = (size_t)1 << logn;
     const int limb = blockIdx.y;
     const size_t off = (size_t)limb * n;
-    const LimbTables t = limb_tables(tables, limbs, limb, n, INV);
+    const ulonglong2 *tw =
+        reinterpret_cast<const ulonglong2 *>(tables + 4 * n * (size_t)limb + (INV ? 2 * n : 0));
     const hepa_dev_limb lc = limbs[limb];
+    const uint64_t q = lc.q;
     for (size_t x = threadIdx.x; x < n; x += blockDim.x) {
         if (FUSED) {
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
@@ -350,30 +404,30 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
         const size_t idx = (n >> (bit + 1)) + (x >> (bit + 1));
         uint64_t a = smem[x], b = smem[y];
         if (!INV) {
-            hepa_butterfly_ct_lazy(&a, &b, t.w[idx], t.wp[idx], t.q);
+            hepa_butterfly_ct_lazy(&a, &b, tw[idx].x, tw[idx].y, q);
         } else if (bit < logn - 1) {
-            hepa_butterfly_gs_lazy(&a, &b, t.w[idx], t.wp[idx], t.q);
+            hepa_butterfly_gs_lazy(&a, &b, tw[idx].x, tw[idx].y, q);
         } else {
             const uint64_t u = a, w = b;
-            a = hepa_mul_shoup_lazy(u + w, lc.n_inv, lc.n_inv_shoup, t.q);
-            b = hepa_mul_shoup_lazy(u - w + 2 * t.q, lc.n_inv_w, lc.n_inv_w_shoup, t.q);
+            a = hepa_mul_shoup_lazy(u + w, lc.n_inv, lc.n_inv_shoup, q);
+            b = hepa_mul_shoup_lazy(u - w + 2 * q, lc.n_inv_w, lc.n_inv_w_shoup, q);
         }
-        smem[x] = a;
+        smem[x] = a; // pairs are disjoint within a stage: no barrier between read and write
         smem[y] = b;
         __syncthreads();
     }
     for (size_t x = threadIdx.x; x < n; x += blockDim.x)
-        out[off + x] = INV ? hepa_reduce_2q(smem[x], t.q) : hepa_reduce_4q(smem[x], t.q);
+        out[off + x] = INV ? hepa_reduce_2q(smem[x], q) : hepa_reduce_4q(smem[x], q);
 }
 
-template <int GB, int CB, int TILES, bool INV, bool FUSED>
+template <int GB, int CB, int S, int TILES, bool INV, bool FUSED>
 cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
-                        const hepa_ring *ring, size_t level, int e_shift, size_t tile_stride,
-                        size_t tiles, bool last, cudaStream_t st) {
+                        const hepa_ring *ring, size_t level, unsigned tile_stride, size_t tiles,
+                        bool last, cudaStream_t st) {
     constexpr int TPT = 1 << (GB + CB - 3);
     constexpr int MB = GB - 3 - (5 - CB);
-    const size_t smem = MB > 0 ? ((size_t)8 << (GB + CB)) : 0;
-    auto kern = ntt_tile_kernel<GB, CB, TILES, INV, FUSED>;
+    const size_t smem = MB > 0 ? ((size_t)8 * TILES << (GB + CB)) : 0;
+    auto kern = ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED>;
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)smem);
@@ -381,17 +435,18 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     }
     dim3 grid((unsigned)(tiles / TILES), (unsigned)level);
     kern<<<grid, TILES * TPT, smem, st>>>(out, in, in2, ring->dev->tables, ring->dev->limbs,
-                                          (int)ring->log_n, e_shift, tile_stride, last);
+                                          ring->log_n, tile_stride, last);
     return cudaGetLastError();
 }
 
-// Runs the whole transform: (out, in, in2) as in the kernels; in2 only when FUSED.
+// The whole transform: out = NTT(in) (or INTT(in ⊙ in2) when FUSED).
 template <bool INV, bool FUSED>
 cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
                     const uint64_t *in2) {
     cudaStream_t st = (cudaStream_t)ring->dev->stream;
     const int logn = (int)ring->log_n;
     const size_t n = ring->n;
+    const unsigned nn = (unsigned)n;
     if (logn <= 9) {
         dim3 grid(1, (unsigned)level);
         ntt_small_kernel<INV, FUSED><<<grid, (unsigned)(n / 2), n * sizeof(uint64_t), st>>>(
@@ -399,9 +454,9 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
         return cudaGetLastError();
     }
     switch (logn) {
-    case 10: return launch_tile<10, 0, 1, INV, FUSED>(out, in, in2, ring, level, 0, n, 1, true, st);
-    case 11: return launch_tile<11, 0, 1, INV, FUSED>(out, in, in2, ring, level, 0, n, 1, true, st);
-    case 12: return launch_tile<12, 0, 1, INV, FUSED>(out, in, in2, ring, level, 0, n, 1, true, st);
+    case 10: return launch_tile<10, 0, 0, 1, INV, FUSED>(out, in, in2, ring, level, nn, 1, true, st);
+    case 11: return launch_tile<11, 0, 0, 1, INV, FUSED>(out, in, in2, ring, level, nn, 1, true, st);
+    case 12: return launch_tile<12, 0, 0, 1, INV, FUSED>(out, in, in2, ring, level, nn, 1, true, st);
     default: break;
     }
     // Two passes. Rows: 256 contiguous elements (low 8 bits), 4 rows per block. Columns: the
@@ -409,9 +464,9 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
     const size_t rows = n >> 8, col_tiles = 256 / 8;
     cudaError_t e;
 #define COLS(GB1, FUS, IN, IN2, LAST)                                                          \
-    launch_tile<GB1, 3, 1, INV, FUS>(out, IN, IN2, ring, level, 8, 8, col_tiles, LAST, st)
+    launch_tile<GB1, 3, 8, 1, INV, FUS>(out, IN, IN2, ring, level, 8, col_tiles, LAST, st)
 #define ROWS(FUS, IN, IN2, LAST)                                                               \
-    launch_tile<8, 0, 4, INV, FUS>(out, IN, IN2, ring, level, 0, 256, rows, LAST, st)
+    launch_tile<8, 0, 0, 4, INV, FUS>(out, IN, IN2, ring, level, 256, rows, LAST, st)
     if (!INV) {
         switch (logn) { // columns first, then rows
         case 13: e = COLS(5, false, in, nullptr, false); break;
