@@ -26,6 +26,11 @@
 extern "C" {
 #endif
 
+#ifndef __CUDA_ARCH__
+/* 128-bit products on the host; __extension__ keeps -std=c11 -pedantic quiet in users' code. */
+__extension__ typedef unsigned __int128 hepa_u128;
+#endif
+
 /* Largest modulus (exclusive) the library accepts: 4q must fit in 64 bits. */
 #define HEPA_MODULUS_LIMIT (UINT64_C(1) << 62)
 
@@ -41,7 +46,7 @@ HEPA_HD uint64_t hepa_mulhi64(uint64_t a, uint64_t b) {
 #ifdef __CUDA_ARCH__
     return __umul64hi(a, b);
 #else
-    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+    return (uint64_t)(((hepa_u128)a * b) >> 64);
 #endif
 }
 
@@ -51,13 +56,13 @@ HEPA_HD void hepa_mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo) {
     *lo = a * b;
     *hi = __umul64hi(a, b);
 #else
-    unsigned __int128 p = (unsigned __int128)a * b;
+    hepa_u128 p = (hepa_u128)a * b;
     *lo = (uint64_t)p;
     *hi = (uint64_t)(p >> 64);
 #endif
 }
 
-/* The Barrett constant floor(2^128/q) for 2 <= q < 2^64.
+/* The Barrett constant floor(2^128/q) for odd q >= 3 (below 2^64; the library uses q < 2^62).
  * 2^128 = (2^64 / q) * 2^64 computed by long division in two 64-bit steps. */
 HEPA_HD hepa_modulus hepa_modulus_make(uint64_t q) {
     hepa_modulus m;
@@ -79,7 +84,7 @@ HEPA_HD hepa_modulus hepa_modulus_make(uint64_t q) {
         }
     }
 #else
-    unsigned __int128 num = ((unsigned __int128)rem << 64) | UINT64_MAX;
+    hepa_u128 num = ((hepa_u128)rem << 64) | UINT64_MAX;
     uint64_t lo = (uint64_t)(num / q);
 #endif
     m.ratio_hi = hi;
@@ -155,7 +160,7 @@ HEPA_HD uint64_t hepa_shoup_precompute(uint64_t w, uint64_t q) {
     }
     return quo;
 #else
-    return (uint64_t)(((unsigned __int128)w << 64) / q);
+    return (uint64_t)(((hepa_u128)w << 64) / q);
 #endif
 }
 

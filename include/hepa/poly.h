@@ -62,7 +62,9 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_poly_neg(hepa_poly *out, const hepa_pol
 HEPA_API HEPA_NODISCARD hepa_status hepa_poly_mul(hepa_poly *out, const hepa_poly *a,
                                                    const hepa_poly *b);
 
-/* out = a · s_i on limb i, with scalars[i] in [0, q_i) for i < level (host array). Any domain. */
+/* out = a · s_i on limb i, with scalars[i] in [0, q_i) for i < level (host array). Any domain.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, a scalar >= its modulus; out untouched),
+ * HEPA_ERR_MISMATCH (ring or level). */
 HEPA_API HEPA_NODISCARD hepa_status hepa_poly_mul_scalar(hepa_poly *out, const hepa_poly *a,
                                                           const uint64_t *scalars);
 

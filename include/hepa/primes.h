@@ -15,12 +15,12 @@ extern "C" {
  * prove the set correct below 3.3e24). */
 HEPA_API int hepa_is_prime(uint64_t x);
 
-/* Writes `count` distinct primes q ≡ 1 (mod 2n) with exactly `bits` bits (2^(bits-1) <= q <
- * 2^bits), the largest first, into out[0..count).
+/* Writes the `count` largest primes q ≡ 1 (mod 2n) with exactly `bits` bits (2^(bits-1) <= q <
+ * 2^bits), in decreasing order, into out[0..count).
  * bits in [20, 62]; n a power of two in [2, 2^30] with 2n < 2^(bits-1).
  * Errors: HEPA_ERR_INVALID_ARGUMENT for NULL out (with count > 0) or bits/n out of range;
  * HEPA_ERR_UNSUPPORTED when fewer than `count` such primes exist (out is untouched then).
- * count == 0 is a no-op that returns HEPA_OK. */
+ * With valid bits and n, count == 0 is a no-op that returns HEPA_OK. */
 HEPA_API HEPA_NODISCARD hepa_status hepa_primes_ntt(uint64_t *out, size_t count, unsigned bits,
                                                      size_t n);
 

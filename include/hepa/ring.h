@@ -33,7 +33,9 @@ typedef struct hepa_ring hepa_ring;
  * n: power of two in [16, 2^17]; 1 <= num_moduli <= 64; moduli pairwise distinct primes below
  * 2^62, each ≡ 1 (mod 2n).
  * backend: HEPA_BACKEND_CPU, HEPA_BACKEND_CUDA, or AUTO (CUDA if a GPU is usable and this build
- * has the CUDA backend, otherwise CPU). Query the choice with hepa_ring_backend.
+ * has the CUDA backend, otherwise CPU; when a usable GPU is found but setting up the ring on it
+ * fails, the error is returned rather than silently falling back). Query the choice with
+ * hepa_ring_backend.
  * CUDA backend: the ring lives on the device that is current (cudaSetDevice) at creation; it
  * uploads its twiddle tables once, owns a non-blocking stream on which every operation of the
  * ring and its polynomials is enqueued in call order, and takes scratch and polynomial memory
@@ -63,7 +65,9 @@ HEPA_API hepa_backend hepa_ring_backend(const hepa_ring *ring);
  * coefficient form, limb-major (limb i at +i*n), residues in [0, q_i). out may alias a or b
  * (or both).
  * On the CUDA backend the call uploads a and b, multiplies on the device and waits for the result
- * (it synchronises the ring's stream).
+ * (it synchronises the ring's stream); the host<->device copies dominate its time (e.g. 2.6 ms
+ * against 0.06 ms of device work at n = 2^16, L = 8 on an H100): keep data on the device with
+ * hepa_poly for repeated work.
  * Errors: HEPA_ERR_INVALID_ARGUMENT for a NULL pointer or a residue >= its modulus (out is then
  * untouched); HEPA_ERR_OUT_OF_MEMORY if scratch cannot be allocated (out untouched);
  * HEPA_ERR_DEVICE if a CUDA call fails (out undefined). */

@@ -8,7 +8,7 @@
 #include "rns/internal.h"
 
 hepa_status hepa_crt_modulus(const hepa_ring *ring, size_t level, mpz_t Q) {
-    if (!ring || level < 1 || level > ring->num_moduli) return HEPA_ERR_INVALID_ARGUMENT;
+    if (!ring || !Q || level < 1 || level > ring->num_moduli) return HEPA_ERR_INVALID_ARGUMENT;
     mpz_set_ui(Q, 1);
     for (size_t i = 0; i < level; ++i) mpz_mul_ui(Q, Q, ring->moduli[i]);
     return HEPA_OK;

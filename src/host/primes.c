@@ -57,6 +57,8 @@ hepa_status hepa_primes_ntt(uint64_t *out, size_t count, unsigned bits, size_t n
     if (step >= lo) return HEPA_ERR_INVALID_ARGUMENT;
     if (count == 0) return HEPA_OK;
     if (!out) return HEPA_ERR_INVALID_ARGUMENT;
+    /* fewer candidates than asked for: no need to scan (2^(bits-1) / 2n of them) */
+    if (count > (lo / step)) return HEPA_ERR_UNSUPPORTED;
 
     /* Candidates are k·2n + 1 in [2^(bits-1), 2^bits), scanned downward. Collect into the
      * output only once all are found, so a failed call leaves out untouched. The first

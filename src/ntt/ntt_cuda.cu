@@ -54,7 +54,7 @@ struct Step {
 };
 
 struct Schedule {
-    Step steps[12 + 10]; // GB stages, then the restore steps (swaps or one exchange)
+    Step steps[12 + 1]; // GB stages, then at most one restore exchange
     int count;           // total steps
     int stages;          // the first `stages` steps carry butterflies
 };
@@ -92,8 +92,7 @@ __host__ __device__ constexpr void do_swap(Map &m, int slot, int j) {
 //    bit is needed last), then butterflies;
 //  - a bit on a warp: shared-memory exchange bringing it and the next unprocessed warp bits into
 //    the slots (topped up with processed slot bits, so pending bits do not leave the slots).
-// Then restore the lanes to the low e-bits (coalesced stores): by swaps when every low bit is in
-// a slot or a lane, else by one exchange back to the initial mapping.
+// Then, for row tiles, bring the lanes back to the low e-bits (coalesced stores).
 __host__ __device__ constexpr Schedule make_schedule(int GB, int CB, bool INV) {
     const int LB = 5 - CB;
     Schedule s{};
@@ -145,36 +144,12 @@ __host__ __device__ constexpr Schedule make_schedule(int GB, int CB, bool INV) {
         done |= 1 << b;
     }
     s.stages = c;
-    // restore
-    bool by_swaps = true;
-    for (int j = 0; j < LB; ++j)
-        if (slot_of(m, j) < 0 && lane_of(m, j, LB) < 0) by_swaps = false;
-    if (by_swaps) {
-        for (int j = 0; j < LB; ++j) {
-            if (m.pl[j] == j) continue;
-            int i = slot_of(m, j);
-            if (i < 0) { // bit j sits on another lane: through slot 0 first
-                const int jj = lane_of(m, j, LB);
-                do_swap(m, 0, jj);
-                Step st{};
-                st.action = SWAP;
-                st.slot = 0;
-                st.lane_j = jj;
-                st.bit = -1;
-                st.map = m;
-                s.steps[c++] = st;
-                i = 0;
-            }
-            do_swap(m, i, j);
-            Step st{};
-            st.action = SWAP;
-            st.slot = i;
-            st.lane_j = j;
-            st.bit = -1;
-            st.map = m;
-            s.steps[c++] = st;
-        }
-    } else {
+    // Restore. Column tiles (CB > 0) store rows of C adjacent words whatever the e-bits on the
+    // other lanes are: nothing to do. Row tiles need the lanes back on the low e-bits for
+    // coalesced stores: one exchange through shared memory (cheaper than a swap per lane bit).
+    bool lanes_home = true;
+    for (int j = 0; j < LB; ++j) lanes_home = lanes_home && m.pl[j] == j;
+    if (CB == 0 && !lanes_home) {
         Step st{};
         st.action = EXCHANGE;
         st.slot = 0;
@@ -228,7 +203,18 @@ struct Ctx {
     uint64_t q;
     uint64_t n_inv, n_inv_shoup, n_inv_w, n_inv_w_shoup;
     unsigned gxt; // the thread's global index contribution: tile base + column + (base << S)
+    const ulonglong2 *tws; // row kernels: this block's twiddles staged in shared memory, or null
+    unsigned blk_lo;       // row kernels: global index of the block's first element
 };
+
+// Row kernels stage their twiddles in shared memory: for stage bit B the block's SPAN contiguous
+// elements use SPAN >> (B+1) consecutive table entries starting at (n >> (B+1)) +
+// (blk_lo >> (B+1)); stage B's entries sit at offset tw_base(B) = sum of the counts below B.
+template <int SPAN> __host__ __device__ constexpr int tw_base(int B) {
+    int t = 0;
+    for (int i = 0; i < B; ++i) t += SPAN >> (i + 1);
+    return t;
+}
 
 // Swap slot bit I with lane bit CB + J (see the file comment): after the call slot bit I holds
 // the e-bit the lane held and vice versa.
@@ -249,10 +235,13 @@ __device__ __forceinline__ void swap_slot_lane(uint64_t (&v)[8], unsigned lane) 
 }
 
 // Butterflies of one stage on slot bit I, tile e-bit b (global bit B = b + S).
-template <int I, int P0, int P1, int P2, int b, int S, bool INV, bool SCALE>
+template <int I, int P0, int P1, int P2, int b, int S, bool INV, bool SCALE, int SPAN>
 __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, unsigned logn) {
     constexpr int B = b + S;
-    const unsigned hi = (((1u << logn) >> (B + 1))) + (c.gxt >> (B + 1));
+    const unsigned lo = ((1u << logn) >> (B + 1));
+    // with staged twiddles, index the shared copy: entry idx lives at idx - first + tw_base(B)
+    const unsigned hi = SPAN ? (c.gxt >> (B + 1)) - (c.blk_lo >> (B + 1)) + tw_base<SPAN>(B)
+                             : lo + (c.gxt >> (B + 1));
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         if ((k >> I) & 1) continue;
@@ -265,7 +254,7 @@ __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, unsigned l
         } else {
             // slot bits are disjoint from the thread's bits: index = hi + (offset >> (b+1))
             const unsigned idx = hi + ((unsigned)SlotOff<P0, P1, P2>::of(k) >> (b + 1));
-            const ulonglong2 w = __ldg(c.tw + idx);
+            const ulonglong2 w = SPAN ? c.tws[idx] : __ldg(c.tw + idx);
             if (!INV)
                 hepa_butterfly_ct_lazy(&v[k], &v[k1], w.x, w.y, c.q);
             else
@@ -274,7 +263,7 @@ __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, unsigned l
     }
 }
 
-template <int GB, int CB, int S, bool INV, int STEP>
+template <int GB, int CB, int S, bool INV, int SPAN, int STEP>
 __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *smem, unsigned lane,
                                           unsigned warp, unsigned gx0, unsigned logn, bool last) {
     constexpr Schedule sch = Sched<GB, CB, INV>::value;
@@ -288,12 +277,13 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
             constexpr Map pm = sch.steps[STEP - 1 < 0 ? 0 : STEP - 1].map;
             static_assert(STEP > 0, "an exchange never comes first");
             const unsigned pb = thread_base<GB, CB, STEP - 1, INV>(lane, warp);
-            __syncthreads(); // earlier reads of smem are done
+            constexpr bool warp_tile = GB - 3 - (5 - CB) == 0; // the tile is one warp
+            if (warp_tile) __syncwarp(); else __syncthreads(); // earlier reads of smem are done
 #pragma unroll
             for (int k = 0; k < 8; ++k)
                 smem[(pb | SlotOff<pm.ps[0], pm.ps[1], pm.ps[2]>::of(k)) * C + (lane & (C - 1))] =
                     v[k];
-            __syncthreads();
+            if (warp_tile) __syncwarp(); else __syncthreads();
             const unsigned nb = thread_base<GB, CB, STEP, INV>(lane, warp);
 #pragma unroll
             for (int k = 0; k < 8; ++k)
@@ -305,13 +295,13 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
             c.gxt = gx0 + (base << S);
             // The scaled last inverse stage is the top global bit of the last pass.
             if (INV && last && (st.bit + S == (int)logn - 1))
-                stage<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S, INV, true>(
+                stage<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S, INV, true, SPAN>(
                     v, c, logn);
             else
-                stage<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S, INV, false>(
+                stage<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S, INV, false, SPAN>(
                     v, c, logn);
         }
-        run_steps<GB, CB, S, INV, STEP + 1>(v, c, smem, lane, warp, gx0, logn, last);
+        run_steps<GB, CB, S, INV, SPAN, STEP + 1>(v, c, smem, lane, warp, gx0, logn, last);
     }
 }
 
@@ -337,6 +327,9 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)))
     const unsigned lane = ltid & 31, warp = ltid >> 5;
     const unsigned gx0 = tile * tile_stride + (lane & (C - 1));
     uint64_t *smem = smem_dyn + (size_t)(threadIdx.x / TPT) * (TPT * 8);
+    // row kernels (S = 0, one column): the block's elements are contiguous, stage its twiddles
+    constexpr int SPAN = (S == 0 && CB == 0) ? (TILES << GB) : 0;
+    constexpr int TW_COUNT = SPAN ? tw_base<SPAN>(GB) : 0;
     const hepa_dev_limb lc = limbs[limb];
     const size_t off = (size_t)limb * n;
 
@@ -347,6 +340,19 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)))
     c.n_inv_shoup = lc.n_inv_shoup;
     c.n_inv_w = lc.n_inv_w;
     c.n_inv_w_shoup = lc.n_inv_w_shoup;
+    c.tws = nullptr;
+    c.blk_lo = blockIdx.x * (unsigned)SPAN;
+    if constexpr (SPAN > 0) {
+        ulonglong2 *tws = reinterpret_cast<ulonglong2 *>(smem_dyn + (size_t)TILES * TPT * 8);
+        for (int t = threadIdx.x; t < TW_COUNT; t += blockDim.x) {
+            int B = 0;
+            while (B + 1 < GB && t >= tw_base<SPAN>(B + 1)) ++B;
+            const unsigned first = (unsigned)(n >> (B + 1)) + (c.blk_lo >> (B + 1));
+            tws[t] = __ldg(c.tw + first + (t - tw_base<SPAN>(B)));
+        }
+        c.tws = tws;
+        __syncthreads();
+    }
 
     // load with the initial mapping (slots = top 3 e-bits, lanes = low e-bits)
     const unsigned b0 = initial_base<GB, CB>(lane, warp);
@@ -361,7 +367,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)))
             v[k] = in[gx];
         }
     }
-    run_steps<GB, CB, S, INV, 0>(v, c, smem, lane, warp, gx0, logn, last);
+    run_steps<GB, CB, S, INV, SPAN, 0>(v, c, smem, lane, warp, gx0, logn, last);
 
     const unsigned fb = thread_base<GB, CB, sch.count - 1, INV>(lane, warp);
 #pragma unroll
@@ -425,8 +431,11 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                         const hepa_ring *ring, size_t level, unsigned tile_stride, size_t tiles,
                         bool last, cudaStream_t st) {
     constexpr int TPT = 1 << (GB + CB - 3);
-    constexpr int MB = GB - 3 - (5 - CB);
-    const size_t smem = MB > 0 ? ((size_t)8 * TILES << (GB + CB)) : 0;
+    constexpr int SPAN = (S == 0 && CB == 0) ? (TILES << GB) : 0;
+    // exchange area (every tile but column tiles without warp bits) plus staged twiddles
+    constexpr bool exchanges = !(CB > 0 && GB - 3 - (5 - CB) == 0);
+    const size_t smem = (exchanges ? ((size_t)8 * TILES << (GB + CB)) : 0) +
+                        (SPAN ? 16 * (size_t)tw_base<SPAN>(GB) : 0);
     auto kern = ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED>;
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,

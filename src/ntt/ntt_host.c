@@ -8,19 +8,23 @@
  *   forward: values stay in [0, 4q) through every stage; a final pass reduces to [0, q).
  *   inverse: values stay in [0, 2q); the last stage folds in the n^(-1) scaling
  *            (n_inv for the sum, n_inv·ψ^(-rev(1)) for the difference). */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ntt/internal.h"
 
 int _hepa_ntt_use_avx512(void) {
-    /* -1: undecided. Racing first calls compute the same value, so a plain int is enough. */
-    static int use = -1;
-    if (use < 0) {
+    /* -1: undecided. Racing first calls compute and store the same value; the atomic makes
+     * that race well defined (relaxed order suffices: the value carries no other data). */
+    static _Atomic int use = -1;
+    int u = atomic_load_explicit(&use, memory_order_relaxed);
+    if (u < 0) {
         const char *off = getenv("HEPA_NO_AVX512");
-        use = _hepa_cpu_has_avx512() && !(off && *off && strcmp(off, "0") != 0);
+        u = _hepa_cpu_has_avx512() && !(off && *off && strcmp(off, "0") != 0);
+        atomic_store_explicit(&use, u, memory_order_relaxed);
     }
-    return use;
+    return u;
 }
 
 /* One scalar forward stage (see _hepa_ntt_fwd_stage_avx512 for the block layout). */

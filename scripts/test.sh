@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# test.sh [--valgrind] — THE TEST COMMAND: installs what is missing, builds hepa, runs ctest.
+#
+#   bash scripts/test.sh              configure + build build/ (Release), run every test
+#   bash scripts/test.sh --valgrind   same build with the memcheck tests registered
+#                                     (-DHEPA_TEST_MEMCHECK=ON), then only those: every test
+#                                     executable under valgrind --leak-check=full with
+#                                     HEPA_TEST_QUICK=1 (tests/memcheck.sh fails on any error or
+#                                     leak in any process), and the example and a small
+#                                     hepa-bench run under valgrind --error-exitcode=1
+#
+# Environment:
+#   HEPA_BUILD_DIR    build directory (default: build/ in the repository)
+#   HEPA_CMAKE_ARGS   extra arguments for the configure step, e.g. "-DHEPA_ENABLE_CUDA=OFF"
+#                     or "-DCMAKE_CUDA_ARCHITECTURES=90"
+#
+# Works without a GPU: the CUDA code is compiled when nvcc is found, and GPU tests report
+# themselves as skipped when no GPU is usable. Exits nonzero when anything fails.
+set -euo pipefail
+
+usage() { sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+
+valgrind=0
+for arg in "$@"; do
+    case "$arg" in
+    --valgrind) valgrind=1 ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "test.sh: unknown argument '$arg'" >&2; usage >&2; exit 2 ;;
+    esac
+done
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${HEPA_BUILD_DIR:-$root/build}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# A GPU host without GMP/Criterion and without a registry: .devroot/ (DESIGN.md) has them.
+# Used only when the system's compiler finds no gmp.h of its own.
+if [[ -f "$root/.devroot/env.sh" ]] &&
+    ! printf '#include <gmp.h>\n' | "${CC:-cc}" -E -x c - >/dev/null 2>&1; then
+    # shellcheck disable=SC1091
+    source "$root/.devroot/env.sh"
+fi
+
+if ((valgrind)); then
+    bash "$root/scripts/deps.sh" --valgrind
+    command -v valgrind >/dev/null || { echo "test.sh: valgrind is not installed" >&2; exit 1; }
+else
+    bash "$root/scripts/deps.sh"
+fi
+
+# nvcc is often installed outside PATH
+if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
+    export PATH="/usr/local/cuda/bin:$PATH"
+fi
+
+cfg=(-S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release)
+# the generator is fixed at the first configure; pass it only then
+if [[ ! -f "$build/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
+    cfg+=(-G Ninja)
+fi
+if ((valgrind)); then
+    cfg+=(-DHEPA_TEST_MEMCHECK=ON)
+fi
+if [[ -n "${HEPA_CMAKE_ARGS:-}" ]]; then
+    read -r -a extra <<<"$HEPA_CMAKE_ARGS"
+    cfg+=("${extra[@]}")
+fi
+
+echo "== configure $build"
+cmake "${cfg[@]}"
+echo "== build ($jobs jobs)"
+cmake --build "$build" --parallel "$jobs"
+
+if ((valgrind)); then
+    export HEPA_TEST_QUICK=1
+    echo "== ctest -L memcheck (test executables under valgrind, HEPA_TEST_QUICK=1)"
+    ctest --test-dir "$build" --output-on-failure -L memcheck --parallel "$jobs"
+    # shellcheck disable=SC2054 # the commas belong to the option's value
+    vg=(valgrind -q --leak-check=full --error-exitcode=1
+        --errors-for-leak-kinds=definite,indirect,possible)
+    echo "== example and hepa-bench under valgrind"
+    "${vg[@]}" "$build/examples/example-negacyclic-mul" >/dev/null
+    "${vg[@]}" "$build/bench/hepa-bench" --backend cpu --n 256 --limbs 2 --reps 3 >/dev/null
+else
+    echo "== ctest"
+    # memcheck_* tests (registered when the build was configured with --valgrind) are slow
+    ctest --test-dir "$build" --output-on-failure -LE memcheck --parallel "$jobs"
+fi
+echo "test.sh: all tests passed"
