@@ -65,7 +65,6 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
         }                                                                                      \
     } while (0)
     TRY(cudaGetDevice(&d->device));
-    TRY(cudaDeviceGetAttribute(&d->sm_count, cudaDevAttrMultiProcessorCount, d->device));
     TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     d->stream = st;
     TRY(cudaDeviceGetDefaultMemPool(&pool, d->device));

@@ -30,7 +30,6 @@ typedef struct hepa_dev_limb {
  * values, each twiddle next to its Shoup companion so one 16-byte load fetches both). */
 typedef struct hepa_ring_device {
     int device;
-    int sm_count;          /* multiprocessors of the device (sizes persistent grids) */
     void *stream;          /* cudaStream_t, owned */
     void *pool;            /* cudaMemPool_t, the device's default pool */
     uint64_t *tables;      /* device */

@@ -32,18 +32,11 @@
 #include "hepa/modarith.h"
 #include "rns/internal.h"
 
-// Twiddles are read through the read-only cache at each stage. (Copying a row block's twiddles
-// to shared memory first was measured slower on an H100: n = 2^16, L = 34, forward 65.3 µs
-// staged vs 55.9 µs through the cache.)
-//
-// Tile kernels are persistent when HEPA_NTT_PERSISTENT is 1: a grid of as many blocks as fit on
-// the GPU loops over the tiles, loading the next tile's values while it transforms the current
-// one, so memory latency overlaps arithmetic within each warp. Build-time switch for measuring;
-// measured slower on an H100 (n = 2^16, L = 34, forward hot 60.5 µs persistent vs 56.2 µs with
-// one block per tile group: the kernels are bound by integer instruction issue, not latency,
-// and the prefetch registers cost occupancy), so 0.
-#ifndef HEPA_NTT_PERSISTENT
-#define HEPA_NTT_PERSISTENT 0
+// Row kernels copy their block's twiddles to shared memory first (1) or read them through the
+// read-only cache at each stage (0). Build-time switch for measuring both; measured on an H100
+// at n = 2^16, L = 34 (hot): forward 65.3 µs staged vs 55.9 µs through the cache, so 0.
+#ifndef HEPA_NTT_STAGE_TW
+#define HEPA_NTT_STAGE_TW 0
 #endif
 
 namespace {
@@ -217,7 +210,18 @@ struct Ctx {
     uint64_t q;
     uint64_t n_inv, n_inv_shoup, n_inv_w, n_inv_w_shoup;
     unsigned gxt; // the thread's global index contribution: tile base + column + (base << S)
+    const ulonglong2 *tws; // row kernels: this block's twiddles staged in shared memory, or null
+    unsigned blk_lo;       // row kernels: global index of the block's first element
 };
+
+// Row kernels stage their twiddles in shared memory: for stage bit B the block's SPAN contiguous
+// elements use SPAN >> (B+1) consecutive table entries starting at (n >> (B+1)) +
+// (blk_lo >> (B+1)); stage B's entries sit at offset tw_base(B) = sum of the counts below B.
+template <int SPAN> __host__ __device__ constexpr int tw_base(int B) {
+    int t = 0;
+    for (int i = 0; i < B; ++i) t += SPAN >> (i + 1);
+    return t;
+}
 
 // Swap slot bit I with lane bit CB + J (see the file comment): after the call slot bit I holds
 // the e-bit the lane held and vice versa.
@@ -238,10 +242,13 @@ __device__ __forceinline__ void swap_slot_lane(uint64_t (&v)[8], unsigned lane) 
 }
 
 // Butterflies of one stage on slot bit I, tile e-bit b (global bit B = b + S).
-template <int I, int P0, int P1, int P2, int b, int S, bool INV, bool SCALE>
+template <int I, int P0, int P1, int P2, int b, int S, bool INV, bool SCALE, int SPAN>
 __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, unsigned logn) {
     constexpr int B = b + S;
-    const unsigned hi = ((1u << logn) >> (B + 1)) + (c.gxt >> (B + 1));
+    const unsigned lo = ((1u << logn) >> (B + 1));
+    // with staged twiddles, index the shared copy: entry idx lives at idx - first + tw_base(B)
+    const unsigned hi = SPAN ? (c.gxt >> (B + 1)) - (c.blk_lo >> (B + 1)) + tw_base<SPAN>(B)
+                             : lo + (c.gxt >> (B + 1));
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         if ((k >> I) & 1) continue;
@@ -254,7 +261,7 @@ __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, unsigned l
         } else {
             // slot bits are disjoint from the thread's bits: index = hi + (offset >> (b+1))
             const unsigned idx = hi + ((unsigned)SlotOff<P0, P1, P2>::of(k) >> (b + 1));
-            const ulonglong2 w = __ldg(c.tw + idx);
+            const ulonglong2 w = SPAN ? c.tws[idx] : __ldg(c.tw + idx);
             if (!INV)
                 hepa_butterfly_ct_lazy(&v[k], &v[k1], w.x, w.y, c.q);
             else
@@ -263,7 +270,7 @@ __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, unsigned l
     }
 }
 
-template <int GB, int CB, int S, bool INV, int STEP>
+template <int GB, int CB, int S, bool INV, int SPAN, int STEP>
 __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *smem, unsigned lane,
                                           unsigned warp, unsigned gx0, unsigned logn, bool last) {
     constexpr Schedule sch = Sched<GB, CB, INV>::value;
@@ -295,13 +302,13 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
             c.gxt = gx0 + (base << S);
             // The scaled last inverse stage is the top global bit of the last pass.
             if (INV && last && (st.bit + S == (int)logn - 1))
-                stage<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S, INV, true>(
+                stage<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S, INV, true, SPAN>(
                     v, c, logn);
             else
-                stage<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S, INV, false>(
+                stage<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S, INV, false, SPAN>(
                     v, c, logn);
         }
-        run_steps<GB, CB, S, INV, STEP + 1>(v, c, smem, lane, warp, gx0, logn, last);
+        run_steps<GB, CB, S, INV, SPAN, STEP + 1>(v, c, smem, lane, warp, gx0, logn, last);
     }
 }
 
@@ -310,90 +317,73 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
 // block (only for tiles that need no shared memory), INV = inverse, FUSED = inverse pass that
 // first multiplies two NTT-domain inputs pointwise. `last`: the final pass of the transform
 // (reduces to [0, q); for the inverse it also scales by n^(-1)).
-// Resident threads per SM the tile kernels ask the compiler to fit (register cap
-// 65536 / HEPA_NTT_MIN_THREADS_SM per thread); a build-time switch for measuring.
-#ifndef HEPA_NTT_MIN_THREADS_SM
-#define HEPA_NTT_MIN_THREADS_SM 0
-#endif
-
 template <int GB, int CB, int S, int TILES, bool INV, bool FUSED>
-__global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)),
-                                  HEPA_NTT_MIN_THREADS_SM / (TILES * (1 << (GB + CB - 3))))
+__global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)))
     ntt_tile_kernel(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                     const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
-                    unsigned logn, unsigned tile_stride, unsigned groups_per_limb,
-                    unsigned groups, bool last) {
-    // A "group" is the TILES tiles one block transforms together; groups are numbered limb by
-    // limb (group g: limb g / groups_per_limb).
+                    unsigned logn, unsigned tile_stride, bool last) {
     extern __shared__ uint64_t smem_dyn[];
     constexpr int TPT = 1 << (GB + CB - 3); // threads per tile
     constexpr int C = 1 << CB;
     constexpr Schedule sch = Sched<GB, CB, INV>::value;
-    constexpr Map fm = sch.steps[sch.count - 1].map; // mapping at the store
+    constexpr Map fm = sch.steps[sch.count - 1].map; // final mapping = load mapping's lanes
     const size_t n = (size_t)1 << logn;
+    const int limb = blockIdx.y;
     const unsigned ltid = threadIdx.x % TPT;
+    const unsigned tile = blockIdx.x * TILES + threadIdx.x / TPT;
     const unsigned lane = ltid & 31, warp = ltid >> 5;
+    const unsigned gx0 = tile * tile_stride + (lane & (C - 1));
     uint64_t *smem = smem_dyn + (size_t)(threadIdx.x / TPT) * (TPT * 8);
-    const unsigned b0 = initial_base<GB, CB>(lane, warp);       // load mapping (slots on top)
-    const unsigned fb = thread_base<GB, CB, sch.count - 1, INV>(lane, warp); // store mapping
-    const unsigned step = HEPA_NTT_PERSISTENT ? gridDim.x : groups;
+    // row kernels (S = 0, one column): the block's elements are contiguous, stage its twiddles
+    constexpr int SPAN = (HEPA_NTT_STAGE_TW && S == 0 && CB == 0) ? (TILES << GB) : 0;
+    constexpr int TW_COUNT = SPAN ? tw_base<SPAN>(GB) : 0;
+    const hepa_dev_limb lc = limbs[limb];
+    const size_t off = (size_t)limb * n;
 
-    // element k of this thread in group g: limb offset + tile base + column + e << S
-    auto base_of = [&](unsigned g) {
-        const unsigned limb = g / groups_per_limb;
-        const unsigned tile = (g % groups_per_limb) * TILES + threadIdx.x / TPT;
-        return (size_t)limb * n + tile * tile_stride + (lane & (C - 1));
-    };
-    auto load = [&](unsigned g, uint64_t(&v)[8]) {
-        const size_t gb = base_of(g);
-        const hepa_dev_limb *lc = &limbs[g / groups_per_limb];
-#pragma unroll
-        for (int k = 0; k < 8; ++k) {
-            const size_t gx = gb + ((b0 | ((unsigned)k << (GB - 3))) << S);
-            if (FUSED) {
-                const hepa_modulus mod = {lc->q, lc->ratio_hi, lc->ratio_lo};
-                v[k] = hepa_mod_mul(in[gx], in2[gx], &mod); // [0, q)
-            } else {
-                v[k] = in[gx];
-            }
-        }
-    };
+    Ctx c;
+    c.tw = reinterpret_cast<const ulonglong2 *>(tables + 4 * n * (size_t)limb + (INV ? 2 * n : 0));
+    c.q = lc.q;
+    c.n_inv = lc.n_inv;
+    c.n_inv_shoup = lc.n_inv_shoup;
+    c.n_inv_w = lc.n_inv_w;
+    c.n_inv_w_shoup = lc.n_inv_w_shoup;
 
-    unsigned g = blockIdx.x;
-    if (g >= groups) return;
+    // load with the initial mapping (slots = top 3 e-bits, lanes = low e-bits)
+    const unsigned b0 = initial_base<GB, CB>(lane, warp);
     uint64_t v[8];
-    load(g, v);
-    for (; g < groups; g += step) {
-        // prefetch the next group's values (their latency overlaps this group's arithmetic)
-        uint64_t nv[8];
-        const unsigned gn = g + step;
-        if (HEPA_NTT_PERSISTENT && gn < groups) load(gn, nv);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+        const size_t gx = off + gx0 + ((b0 | ((unsigned)k << (GB - 3))) << S);
+        if (FUSED) {
+            const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
+            v[k] = hepa_mod_mul(in[gx], in2[gx], &mod); // [0, q)
+        } else {
+            v[k] = in[gx];
+        }
+    }
+    c.tws = nullptr;
+    c.blk_lo = blockIdx.x * (unsigned)SPAN;
+    // after the data loads are issued, so both are in flight together
+    if constexpr (SPAN > 0) {
+        ulonglong2 *tws = reinterpret_cast<ulonglong2 *>(smem_dyn + (size_t)TILES * TPT * 8);
+        for (int t = threadIdx.x; t < TW_COUNT; t += blockDim.x) {
+            int B = 0;
+            while (B + 1 < GB && t >= tw_base<SPAN>(B + 1)) ++B;
+            const unsigned first = (unsigned)(n >> (B + 1)) + (c.blk_lo >> (B + 1));
+            tws[t] = __ldg(c.tw + first + (t - tw_base<SPAN>(B)));
+        }
+        c.tws = tws;
+        __syncthreads();
+    }
+    run_steps<GB, CB, S, INV, SPAN, 0>(v, c, smem, lane, warp, gx0, logn, last);
 
-        const unsigned limb = g / groups_per_limb;
-        const hepa_dev_limb lc = limbs[limb];
-        Ctx c;
-        c.tw = reinterpret_cast<const ulonglong2 *>(tables + 4 * n * (size_t)limb +
-                                                    (INV ? 2 * n : 0));
-        c.q = lc.q;
-        c.n_inv = lc.n_inv;
-        c.n_inv_shoup = lc.n_inv_shoup;
-        c.n_inv_w = lc.n_inv_w;
-        c.n_inv_w_shoup = lc.n_inv_w_shoup;
-        const size_t gb = base_of(g);
-        const unsigned gx0 = (unsigned)(gb - (size_t)limb * n); // index within the limb
-        run_steps<GB, CB, S, INV, 0>(v, c, smem, lane, warp, gx0, logn, last);
+    const unsigned fb = thread_base<GB, CB, sch.count - 1, INV>(lane, warp);
 #pragma unroll
-        for (int k = 0; k < 8; ++k) {
-            const size_t gx = gb + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S);
-            uint64_t x = v[k];
-            if (last) x = INV ? hepa_reduce_2q(x, c.q) : hepa_reduce_4q(x, c.q);
-            out[gx] = x;
-        }
-        if (!HEPA_NTT_PERSISTENT) break;
-        if (gn < groups) {
-#pragma unroll
-            for (int k = 0; k < 8; ++k) v[k] = nv[k];
-        }
+    for (int k = 0; k < 8; ++k) {
+        const size_t gx = off + gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S);
+        uint64_t x = v[k];
+        if (last) x = INV ? hepa_reduce_2q(x, c.q) : hepa_reduce_4q(x, c.q);
+        out[gx] = x;
     }
 }
 
@@ -449,33 +439,20 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                         const hepa_ring *ring, size_t level, unsigned tile_stride, size_t tiles,
                         bool last, cudaStream_t st) {
     constexpr int TPT = 1 << (GB + CB - 3);
-    // an exchange area for every tile but column tiles without warp bits (they never exchange)
+    constexpr int SPAN = (HEPA_NTT_STAGE_TW && S == 0 && CB == 0) ? (TILES << GB) : 0;
+    // exchange area (every tile but column tiles without warp bits) plus staged twiddles
     constexpr bool exchanges = !(CB > 0 && GB - 3 - (5 - CB) == 0);
-    const size_t smem = exchanges ? ((size_t)8 * TILES << (GB + CB)) : 0;
+    const size_t smem = (exchanges ? ((size_t)8 * TILES << (GB + CB)) : 0) +
+                        (SPAN ? 16 * (size_t)tw_base<SPAN>(GB) : 0);
     auto kern = ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED>;
-    // once per instantiation and process: the shared-memory opt-in and the resident blocks/SM
-    static int per_sm = [&] {
-        if (smem > 48 * 1024 &&
-            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
-                cudaSuccess)
-            return -1;
-        int b = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kern, TILES * TPT, smem) !=
-            cudaSuccess)
-            return -1;
-        return b;
-    }();
-    if (per_sm <= 0) return cudaGetLastError() != cudaSuccess ? cudaGetLastError() : cudaErrorInvalidConfiguration;
-    const unsigned groups_per_limb = (unsigned)(tiles / TILES);
-    const unsigned groups = groups_per_limb * (unsigned)level;
-    unsigned grid = groups;
-    if (HEPA_NTT_PERSISTENT) {
-        const unsigned resident = (unsigned)per_sm * (unsigned)ring->dev->sm_count;
-        if (grid > resident) grid = resident;
+    if (smem > 48 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)smem);
+        if (e != cudaSuccess) return e;
     }
+    dim3 grid((unsigned)(tiles / TILES), (unsigned)level);
     kern<<<grid, TILES * TPT, smem, st>>>(out, in, in2, ring->dev->tables, ring->dev->limbs,
-                                          ring->log_n, tile_stride, groups_per_limb, groups,
-                                          last);
+                                          ring->log_n, tile_stride, last);
     return cudaGetLastError();
 }
 
