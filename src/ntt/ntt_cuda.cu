@@ -35,6 +35,10 @@
 // Row kernels copy their block's twiddles to shared memory first (1) or read them through the
 // read-only cache at each stage (0). Build-time switch for measuring both; measured on an H100
 // at n = 2^16, L = 34 (hot): forward 65.3 µs staged vs 55.9 µs through the cache, so 0.
+// (Also measured and dropped, commit 42aab39: persistent blocks that prefetch the next tile
+// while transforming the current one: 60.5 µs vs 56.2 µs at n = 2^16, L = 34, and ~10% slower
+// at n = 2^17. ncu shows the column kernels at 72% of the IMAD ("fmaheavy") pipe and the row
+// kernels waiting on global loads, mostly twiddles: 16 bytes per element per transform.)
 #ifndef HEPA_NTT_STAGE_TW
 #define HEPA_NTT_STAGE_TW 0
 #endif
