@@ -32,17 +32,9 @@
 #include "hepa/modarith.h"
 #include "rns/internal.h"
 
-// Row kernels copy their block's twiddles to shared memory first (1) or read them through the
-// read-only cache at each stage (0). Build-time switch for measuring both; measured on an H100
-// at n = 2^16, L = 34 (hot): forward 65.3 µs staged vs 55.9 µs through the cache, so 0.
-// (Also measured and dropped, commit 42aab39: persistent blocks that prefetch the next tile
-// while transforming the current one: 60.5 µs vs 56.2 µs at n = 2^16, L = 34, and ~10% slower
-// at n = 2^17. ncu shows the column kernels at 72% of the IMAD ("fmaheavy") pipe and the row
-// kernels waiting on global loads, mostly twiddles: 16 bytes per element per transform.)
-#ifndef HEPA_NTT_STAGE_TW
-#define HEPA_NTT_STAGE_TW 0
-#endif
-
+// Twiddles are read through the read-only cache at each stage. (Copying a row block's twiddles
+// to shared memory first was measured slower on an H100, commit 7a03866: n = 2^16, L = 34,
+// forward 65.3 µs staged vs 55.9 µs through the cache.)
 namespace {
 
 // ---- the compile-time schedule ------------------------------------------------------------
@@ -214,18 +206,7 @@ struct Ctx {
     uint64_t q;
     uint64_t n_inv, n_inv_shoup, n_inv_w, n_inv_w_shoup;
     unsigned gxt; // the thread's global index contribution: tile base + column + (base << S)
-    const ulonglong2 *tws; // row kernels: this block's twiddles staged in shared memory, or null
-    unsigned blk_lo;       // row kernels: global index of the block's first element
 };
-
-// Row kernels stage their twiddles in shared memory: for stage bit B the block's SPAN contiguous
-// elements use SPAN >> (B+1) consecutive table entries starting at (n >> (B+1)) +
-// (blk_lo >> (B+1)); stage B's entries sit at offset tw_base(B) = sum of the counts below B.
-template <int SPAN> __host__ __device__ constexpr int tw_base(int B) {
-    int t = 0;
-    for (int i = 0; i < B; ++i) t += SPAN >> (i + 1);
-    return t;
-}
 
 // Swap slot bit I with lane bit CB + J (see the file comment): after the call slot bit I holds
 // the e-bit the lane held and vice versa.
@@ -246,13 +227,10 @@ __device__ __forceinline__ void swap_slot_lane(uint64_t (&v)[8], unsigned lane) 
 }
 
 // Butterflies of one stage on slot bit I, tile e-bit b (global bit B = b + S).
-template <int I, int P0, int P1, int P2, int b, int S, bool INV, bool SCALE, int SPAN>
+template <int I, int P0, int P1, int P2, int b, int S, bool INV, bool SCALE>
 __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, unsigned logn) {
     constexpr int B = b + S;
-    const unsigned lo = ((1u << logn) >> (B + 1));
-    // with staged twiddles, index the shared copy: entry idx lives at idx - first + tw_base(B)
-    const unsigned hi = SPAN ? (c.gxt >> (B + 1)) - (c.blk_lo >> (B + 1)) + tw_base<SPAN>(B)
-                             : lo + (c.gxt >> (B + 1));
+    const unsigned hi = ((1u << logn) >> (B + 1)) + (c.gxt >> (B + 1));
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         if ((k >> I) & 1) continue;
@@ -265,7 +243,7 @@ __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, unsigned l
         } else {
             // slot bits are disjoint from the thread's bits: index = hi + (offset >> (b+1))
             const unsigned idx = hi + ((unsigned)SlotOff<P0, P1, P2>::of(k) >> (b + 1));
-            const ulonglong2 w = SPAN ? c.tws[idx] : __ldg(c.tw + idx);
+            const ulonglong2 w = __ldg(c.tw + idx);
             if (!INV)
                 hepa_butterfly_ct_lazy(&v[k], &v[k1], w.x, w.y, c.q);
             else
@@ -274,9 +252,9 @@ __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, unsigned l
     }
 }
 
-template <int GB, int CB, int S, bool INV, int SPAN, int STEP>
+template <int GB, int CB, int S, bool INV, bool LAST, int STEP>
 __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *smem, unsigned lane,
-                                          unsigned warp, unsigned gx0, unsigned logn, bool last) {
+                                          unsigned warp, unsigned gx0, unsigned logn) {
     constexpr Schedule sch = Sched<GB, CB, INV>::value;
     if constexpr (STEP < sch.count) {
         constexpr Step st = sch.steps[STEP];
@@ -304,28 +282,33 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
         if constexpr (STEP < sch.stages) {
             const unsigned base = thread_base<GB, CB, STEP, INV>(lane, warp);
             c.gxt = gx0 + (base << S);
-            // The scaled last inverse stage is the top global bit of the last pass.
-            if (INV && last && (st.bit + S == (int)logn - 1))
-                stage<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S, INV, true, SPAN>(
+            // The scaled last inverse stage is the top bit of the last pass (a last pass always
+            // holds the top bit: it is the column pass or the single tile). Compile-time, so the
+            // other stages carry no trace of it.
+            if constexpr (INV && LAST && st.bit == GB - 1)
+                stage<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S, INV, true>(
                     v, c, logn);
             else
-                stage<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S, INV, false, SPAN>(
+                stage<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S, INV, false>(
                     v, c, logn);
         }
-        run_steps<GB, CB, S, INV, SPAN, STEP + 1>(v, c, smem, lane, warp, gx0, logn, last);
+        run_steps<GB, CB, S, INV, LAST, STEP + 1>(v, c, smem, lane, warp, gx0, logn);
     }
 }
 
 // The tile kernel. GB = tile bits, CB = log2(columns per tile), S = global bit of tile e-bit 0
 // (the index of tile element e in column c is tile·tile_stride + c + (e << S)), TILES = tiles per
 // block (only for tiles that need no shared memory), INV = inverse, FUSED = inverse pass that
-// first multiplies two NTT-domain inputs pointwise. `last`: the final pass of the transform
+// first multiplies two NTT-domain inputs pointwise. LAST: the final pass of the transform
 // (reduces to [0, q); for the inverse it also scales by n^(-1)).
-template <int GB, int CB, int S, int TILES, bool INV, bool FUSED>
-__global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)))
+// At least 1024 resident threads per SM (a cap of 64 registers per thread): without it the
+// compiler gave the 512-thread column kernel of n = 2^17 72 registers, one block per SM, and
+// the forward NTT at n = 2^17, L = 64 went from 203 to 225 µs on an H100.
+template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST>
+__global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * (1 << (GB + CB - 3))))
     ntt_tile_kernel(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                     const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
-                    unsigned logn, unsigned tile_stride, bool last) {
+                    unsigned logn, unsigned tile_stride) {
     extern __shared__ uint64_t smem_dyn[];
     constexpr int TPT = 1 << (GB + CB - 3); // threads per tile
     constexpr int C = 1 << CB;
@@ -338,9 +321,6 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)))
     const unsigned lane = ltid & 31, warp = ltid >> 5;
     const unsigned gx0 = tile * tile_stride + (lane & (C - 1));
     uint64_t *smem = smem_dyn + (size_t)(threadIdx.x / TPT) * (TPT * 8);
-    // row kernels (S = 0, one column): the block's elements are contiguous, stage its twiddles
-    constexpr int SPAN = (HEPA_NTT_STAGE_TW && S == 0 && CB == 0) ? (TILES << GB) : 0;
-    constexpr int TW_COUNT = SPAN ? tw_base<SPAN>(GB) : 0;
     const hepa_dev_limb lc = limbs[limb];
     const size_t off = (size_t)limb * n;
 
@@ -365,28 +345,14 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)))
             v[k] = in[gx];
         }
     }
-    c.tws = nullptr;
-    c.blk_lo = blockIdx.x * (unsigned)SPAN;
-    // after the data loads are issued, so both are in flight together
-    if constexpr (SPAN > 0) {
-        ulonglong2 *tws = reinterpret_cast<ulonglong2 *>(smem_dyn + (size_t)TILES * TPT * 8);
-        for (int t = threadIdx.x; t < TW_COUNT; t += blockDim.x) {
-            int B = 0;
-            while (B + 1 < GB && t >= tw_base<SPAN>(B + 1)) ++B;
-            const unsigned first = (unsigned)(n >> (B + 1)) + (c.blk_lo >> (B + 1));
-            tws[t] = __ldg(c.tw + first + (t - tw_base<SPAN>(B)));
-        }
-        c.tws = tws;
-        __syncthreads();
-    }
-    run_steps<GB, CB, S, INV, SPAN, 0>(v, c, smem, lane, warp, gx0, logn, last);
+    run_steps<GB, CB, S, INV, LAST, 0>(v, c, smem, lane, warp, gx0, logn);
 
     const unsigned fb = thread_base<GB, CB, sch.count - 1, INV>(lane, warp);
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         const size_t gx = off + gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S);
         uint64_t x = v[k];
-        if (last) x = INV ? hepa_reduce_2q(x, c.q) : hepa_reduce_4q(x, c.q);
+        if (LAST) x = INV ? hepa_reduce_2q(x, c.q) : hepa_reduce_4q(x, c.q);
         out[gx] = x;
     }
 }
@@ -438,17 +404,15 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
         out[off + x] = INV ? hepa_reduce_2q(smem[x], q) : hepa_reduce_4q(smem[x], q);
 }
 
-template <int GB, int CB, int S, int TILES, bool INV, bool FUSED>
+template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST>
 cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                         const hepa_ring *ring, size_t level, unsigned tile_stride, size_t tiles,
-                        bool last, cudaStream_t st) {
+                        cudaStream_t st) {
     constexpr int TPT = 1 << (GB + CB - 3);
-    constexpr int SPAN = (HEPA_NTT_STAGE_TW && S == 0 && CB == 0) ? (TILES << GB) : 0;
-    // exchange area (every tile but column tiles without warp bits) plus staged twiddles
+    // an exchange area for every tile but column tiles without warp bits (they never exchange)
     constexpr bool exchanges = !(CB > 0 && GB - 3 - (5 - CB) == 0);
-    const size_t smem = (exchanges ? ((size_t)8 * TILES << (GB + CB)) : 0) +
-                        (SPAN ? 16 * (size_t)tw_base<SPAN>(GB) : 0);
-    auto kern = ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED>;
+    const size_t smem = exchanges ? ((size_t)8 * TILES << (GB + CB)) : 0;
+    auto kern = ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST>;
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)smem);
@@ -456,7 +420,7 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     }
     dim3 grid((unsigned)(tiles / TILES), (unsigned)level);
     kern<<<grid, TILES * TPT, smem, st>>>(out, in, in2, ring->dev->tables, ring->dev->limbs,
-                                          ring->log_n, tile_stride, last);
+                                          ring->log_n, tile_stride);
     return cudaGetLastError();
 }
 
@@ -475,9 +439,9 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
         return cudaGetLastError();
     }
     switch (logn) {
-    case 10: return launch_tile<10, 0, 0, 1, INV, FUSED>(out, in, in2, ring, level, nn, 1, true, st);
-    case 11: return launch_tile<11, 0, 0, 1, INV, FUSED>(out, in, in2, ring, level, nn, 1, true, st);
-    case 12: return launch_tile<12, 0, 0, 1, INV, FUSED>(out, in, in2, ring, level, nn, 1, true, st);
+    case 10: return launch_tile<10, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st);
+    case 11: return launch_tile<11, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st);
+    case 12: return launch_tile<12, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st);
     default: break;
     }
     // Two passes. Rows: 256 contiguous elements (low 8 bits), 4 rows per block. Columns: the
@@ -485,9 +449,9 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
     const size_t rows = n >> 8, col_tiles = 256 / 8;
     cudaError_t e;
 #define COLS(GB1, FUS, IN, IN2, LAST)                                                          \
-    launch_tile<GB1, 3, 8, 1, INV, FUS>(out, IN, IN2, ring, level, 8, col_tiles, LAST, st)
+    launch_tile<GB1, 3, 8, 1, INV, FUS, LAST>(out, IN, IN2, ring, level, 8, col_tiles, st)
 #define ROWS(FUS, IN, IN2, LAST)                                                               \
-    launch_tile<8, 0, 0, 4, INV, FUS>(out, IN, IN2, ring, level, 256, rows, LAST, st)
+    launch_tile<8, 0, 0, 4, INV, FUS, LAST>(out, IN, IN2, ring, level, 256, rows, st)
     if (!INV) {
         switch (logn) { // columns first, then rows
         case 13: e = COLS(5, false, in, nullptr, false); break;
