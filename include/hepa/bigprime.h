@@ -185,9 +185,9 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_bp_root_of_unity(const hepa_bp_field *f
  * so inverse(forward(x)) = x. The reference: bit-reversal permutation, then radix-2
  * decimation-in-time butterflies with general (GMP) multiplications; it allocates its twiddle
  * table (N/2 elements). The device FFT is tested against it.
- * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, N not a power of two, an element not canonical),
- * HEPA_ERR_UNSUPPORTED (N does not divide 2^v2), HEPA_ERR_OUT_OF_MEMORY. x is untouched on
- * failure. */
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, N not a power of two, N so large that N·k words
+ * cannot exist, an element not canonical), HEPA_ERR_UNSUPPORTED (N does not divide 2^v2),
+ * HEPA_ERR_OUT_OF_MEMORY. x is untouched on failure. */
 HEPA_API HEPA_NODISCARD hepa_status hepa_bp_fft(const hepa_bp_field *f, uint64_t *x, size_t N,
                                                  int inverse);
 
@@ -196,7 +196,8 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_bp_fft(const hepa_bp_field *f, uint64_t
  * element j). Through the FFT: cyclic = inverse(forward(a) ⊙ forward(b)); negacyclic first
  * twists a_j and b_j by ψ^j (ψ = hepa_bp_root_of_unity(f, 2N), ψ^N = -1) and untwists the
  * result by ψ^(-j). out may alias a and/or b. Scratch is allocated internally.
- * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, N not a power of two, a coefficient not canonical),
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, N not a power of two or too large to exist, a
+ * coefficient not canonical),
  * HEPA_ERR_UNSUPPORTED (N — 2N when negacyclic — does not divide 2^v2), HEPA_ERR_OUT_OF_MEMORY.
  * out is untouched on failure. */
 HEPA_API HEPA_NODISCARD hepa_status hepa_bp_poly_mul(const hepa_bp_field *f, uint64_t *out,

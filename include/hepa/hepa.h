@@ -13,5 +13,6 @@
 #include "hepa/ntt.h"
 #include "hepa/poly.h"
 #include "hepa/crt.h"
+#include "hepa/bigprime.h"
 
 #endif /* HEPA_HEPA_H */
