@@ -22,9 +22,10 @@
  *
  * Two tiers, as in FLINT: hepa_bp_* check the field, NULL pointers and every input digit;
  * _hepa_bp_* work on raw pointers and check nothing. Raw functions allow the output to alias any
- * input (z == x, z == y, x == y) and need k <= HEPA_BP_MAX_K words of stack per temporary.
- * The GMP-based ones (_hepa_bp_mul, _hepa_bp_inv) use GMP temporaries (GMP aborts on allocation
- * failure); the digit-level ones (add, sub, neg, mul_rpow, mul_digits) allocate nothing.
+ * input (z == x, z == y, x == y). The digit-level ones (add, sub, neg, mul_rpow, mul_digits)
+ * allocate nothing (they keep HEPA_BP_MAX_K 128-bit digit sums, 4 KiB, on the stack); the
+ * GMP-based ones (_hepa_bp_mul, _hepa_bp_inv) use GMP temporaries (GMP aborts on allocation
+ * failure).
  *
  * A field is immutable after creation: any number of threads may use one concurrently.
  * Including this header requires <gmp.h>. */
@@ -96,7 +97,7 @@ HEPA_API unsigned hepa_bp_field_v2(const hepa_bp_field *f);
 /* out (initialised by the caller) = p. Errors: HEPA_ERR_INVALID_ARGUMENT (NULL). */
 HEPA_API HEPA_NODISCARD hepa_status hepa_bp_field_prime(const hepa_bp_field *f, mpz_t out);
 
-/* ---- conversions ---------------------------------------------------------------------------- */
+/* ---- conversions ----------------------------------------------------------------------------- */
 
 /* 1 if the k words at x are a canonical element (see the header comment), else 0 (also for a
  * NULL f or x). */
@@ -163,7 +164,7 @@ HEPA_API void _hepa_bp_mul_digits(const hepa_bp_field *f, uint64_t *z, const uin
 /* z = x^(-1) by GMP (mpz_invert); x = 0 gives z = 0. */
 HEPA_API void _hepa_bp_inv(const hepa_bp_field *f, uint64_t *z, const uint64_t *x);
 
-/* ---- roots of unity and the reference FFT ----------------------------------------------------- */
+/* ---- roots of unity and the reference FFT ---------------------------------------------------- */
 
 /* w (k words) = ω_N, a primitive N-th root of unity, for N a power of two with N | 2^v2 (N = 1
  * gives 1, N = 2 gives p - 1).
@@ -197,9 +198,8 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_bp_fft(const hepa_bp_field *f, uint64_t
  * twists a_j and b_j by ψ^j (ψ = hepa_bp_root_of_unity(f, 2N), ψ^N = -1) and untwists the
  * result by ψ^(-j). out may alias a and/or b. Scratch is allocated internally.
  * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, N not a power of two or too large to exist, a
- * coefficient not canonical),
- * HEPA_ERR_UNSUPPORTED (N — 2N when negacyclic — does not divide 2^v2), HEPA_ERR_OUT_OF_MEMORY.
- * out is untouched on failure. */
+ * coefficient not canonical), HEPA_ERR_UNSUPPORTED (N — 2N when negacyclic — does not divide
+ * 2^v2), HEPA_ERR_OUT_OF_MEMORY. out is untouched on failure. */
 HEPA_API HEPA_NODISCARD hepa_status hepa_bp_poly_mul(const hepa_bp_field *f, uint64_t *out,
                                                       const uint64_t *a, const uint64_t *b,
                                                       size_t N, int negacyclic);

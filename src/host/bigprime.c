@@ -25,7 +25,7 @@ struct hepa_bp_field {
     mpz_t root; /* W: a primitive 2^v2-th root of unity with W^(2^v2 / K) = r */
 };
 
-/* ---- field creation ------------------------------------------------------------------------ */
+/* ---- field creation -------------------------------------------------------------------------- */
 
 static const struct {
     unsigned w, u, k;
