@@ -10,11 +10,13 @@
 // elements whose index agrees outside a window of GB bits (the tile-local index e). Each thread
 // keeps 8 elements in registers ("slots": 3 bits of e), the 32 lanes of a warp hold 5 more bits
 // (the low CB lane bits pick one of C = 2^CB adjacent columns instead), the warps of a block the
-// rest. A stage on a slot bit is a butterfly between two registers of one thread. A stage on a
-// lane bit first swaps that lane bit with a slot bit through __shfl_xor_sync: each thread sends
-// 4 of its 8 values to its partner lane, after which every butterfly pair lies in one thread
-// (seed 000's warp-shuffle exchange, without duplicated butterflies). A stage on a warp bit first
-// exchanges the tile through shared memory so that the bits needed next become slot bits.
+// rest. A stage on a slot bit is a butterfly between two registers of one thread. In the inverse
+// transform a stage on a lane bit first swaps that lane bit with a slot bit through
+// __shfl_xor_sync: each thread sends 4 of its 8 values to its partner lane, after which every
+// butterfly pair lies in one thread (seed 000's warp-shuffle exchange, without duplicated
+// butterflies). A stage on a warp bit — and, in the forward transform, on a lane bit, which
+// measured faster there (see HEPA_NTT_LANE_SMEM_FWD) — first exchanges the tile through shared
+// memory so that the bits needed next become slot bits.
 // Which bit sits where at every stage is decided at compile time (Schedule below), so index and
 // twiddle arithmetic folds into constants and identical twiddle loads are shared.
 //
@@ -35,6 +37,20 @@
 // Twiddles are read through the read-only cache at each stage. (Copying a row block's twiddles
 // to shared memory first was measured slower on an H100, commit 7a03866: n = 2^16, L = 34,
 // forward 65.3 µs staged vs 55.9 µs through the cache.)
+// Stages on lane bits, per direction: 0 = swap the lane bit into a register with
+// __shfl_xor_sync (seed 000's warp-shuffle scheme), 1 = go through shared memory like warp bits
+// (up to 3 bits per round trip). Measured on an H100 (L = 34, cold, µs, shuffles / shared):
+//   forward: n = 2^12 12.4 / 12.9, 2^14 18.9 / 18.3, 2^16 54.8 / 51.5, 2^17 111.7 / 103.1
+//   inverse: n = 2^12 12.8 / 19.6, 2^14 18.7 / 21.8, 2^16 63.8 / 67.8, 2^17 121.6 / 126.6
+// The forward pass meets its lane bits last and brings them in with two round trips; the
+// inverse meets them first, pushes its unprocessed slot bits onto the lanes and needs two more.
+#ifndef HEPA_NTT_LANE_SMEM_FWD
+#define HEPA_NTT_LANE_SMEM_FWD 1
+#endif
+#ifndef HEPA_NTT_LANE_SMEM_INV
+#define HEPA_NTT_LANE_SMEM_INV 0
+#endif
+
 namespace {
 
 // ---- the compile-time schedule ------------------------------------------------------------
@@ -98,6 +114,7 @@ __host__ __device__ constexpr void do_swap(Map &m, int slot, int j) {
 // Then, for row tiles, bring the lanes back to the low e-bits (coalesced stores).
 __host__ __device__ constexpr Schedule make_schedule(int GB, int CB, bool INV) {
     const int LB = 5 - CB;
+    const bool lane_smem = INV ? HEPA_NTT_LANE_SMEM_INV : HEPA_NTT_LANE_SMEM_FWD;
     Schedule s{};
     Map m = initial_map(GB, LB);
     int done = 0, c = 0;
@@ -108,7 +125,7 @@ __host__ __device__ constexpr Schedule make_schedule(int GB, int CB, bool INV) {
         int i = slot_of(m, b);
         if (i >= 0) {
             st.action = STAGE;
-        } else if (lane_of(m, b, LB) >= 0) {
+        } else if (!lane_smem && lane_of(m, b, LB) >= 0) {
             const int j = lane_of(m, b, LB);
             int pick = -1;
             for (int t = 0; t < 3; ++t)
@@ -123,18 +140,31 @@ __host__ __device__ constexpr Schedule make_schedule(int GB, int CB, bool INV) {
             st.lane_j = j;
             i = pick;
         } else {
+            // shared-memory exchange: b and the next bits not in a slot (warp bits, and lane
+            // bits when lane_smem), topped up with processed slot bits
             int np[3] = {0, 0, 0}, cnt = 0;
-            const int own = owned(m, LB);
+            const int own = lane_smem ? ((1 << m.ps[0]) | (1 << m.ps[1]) | (1 << m.ps[2]))
+                                      : owned(m, LB);
             for (int t = step; t < GB && cnt < 3; ++t) {
                 const int bb = INV ? t : GB - 1 - t;
                 if (!((own >> bb) & 1)) np[cnt++] = bb;
             }
             for (int t = 0; t < 3 && cnt < 3; ++t)
                 if ((done >> m.ps[t]) & 1) np[cnt++] = m.ps[t];
+            const int own_all = owned(m, LB);
             for (int bb = 0; bb < GB && cnt < 3; ++bb)
-                if (((done >> bb) & 1) && !((own >> bb) & 1)) np[cnt++] = bb;
+                if (((done >> bb) & 1) && !((own_all >> bb) & 1)) np[cnt++] = bb;
             for (int t = 0; t < 3 && cnt < 3; ++t)
                 if (!((done >> m.ps[t]) & 1)) np[cnt++] = m.ps[t];
+            // slot bits leaving the slots take the places of lane bits entering them
+            int out_bits[3] = {0, 0, 0}, nout = 0;
+            for (int t = 0; t < 3; ++t) {
+                const int bb = m.ps[t];
+                if (bb != np[0] && bb != np[1] && bb != np[2]) out_bits[nout++] = bb;
+            }
+            int o = 0;
+            for (int j = 0; j < LB; ++j)
+                if (m.pl[j] == np[0] || m.pl[j] == np[1] || m.pl[j] == np[2]) m.pl[j] = out_bits[o++];
             m.ps[0] = np[0];
             m.ps[1] = np[1];
             m.ps[2] = np[2];
@@ -290,10 +320,14 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
         if constexpr (st.action == SWAP) {
             swap_slot_lane<st.slot, CB + st.lane_j>(v, lane);
         } else if constexpr (st.action == EXCHANGE) {
-            // write with the previous mapping, read with this step's
-            constexpr Map pm = sch.steps[STEP - 1 < 0 ? 0 : STEP - 1].map;
-            static_assert(STEP > 0, "an exchange never comes first");
-            const unsigned pb = thread_base<GB, CB, STEP - 1, INV>(lane, warp);
+            // write with the previous mapping (the load mapping before the first step), read
+            // with this step's
+            constexpr Map pm = STEP == 0 ? initial_map(GB, 5 - CB) : sch.steps[STEP == 0 ? 0 : STEP - 1].map;
+            unsigned pb;
+            if constexpr (STEP == 0)
+                pb = initial_base<GB, CB>(lane, warp);
+            else
+                pb = thread_base<GB, CB, STEP - 1, INV>(lane, warp);
             constexpr bool warp_tile = GB - 3 - (5 - CB) == 0; // the tile is one warp
             if (warp_tile) __syncwarp(); else __syncthreads(); // earlier reads of smem are done
 #pragma unroll
@@ -441,7 +475,8 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                         cudaStream_t st) {
     constexpr int TPT = 1 << (GB + CB - 3);
     // an exchange area for every tile but column tiles without warp bits (they never exchange)
-    constexpr bool exchanges = !(CB > 0 && GB - 3 - (5 - CB) == 0);
+    constexpr bool lane_smem = INV ? HEPA_NTT_LANE_SMEM_INV : HEPA_NTT_LANE_SMEM_FWD;
+    constexpr bool exchanges = lane_smem || !(CB > 0 && GB - 3 - (5 - CB) == 0);
     const size_t smem = exchanges ? ((size_t)8 * TILES << (GB + CB)) : 0;
     auto kern = ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST>;
     if (smem > 48 * 1024) {
