@@ -14,5 +14,6 @@
 #include "hepa/poly.h"
 #include "hepa/crt.h"
 #include "hepa/bigprime.h"
+#include "hepa/bigprime_cuda.h"
 
 #endif /* HEPA_HEPA_H */

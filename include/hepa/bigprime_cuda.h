@@ -1,0 +1,150 @@
+/* hepa/bigprime_cuda.h — vectors of big prime field elements (p = r^k + 1, hepa/bigprime.h) on a
+ * CUDA device: upload, download, and element-wise add, sub, neg, mul and multiplication by a
+ * power of r, each bit-exact with the host raw functions (_hepa_bp_add, ...).
+ *
+ * DEVICE LAYOUT (digit-major). A device vector of N elements is k·N 64-bit words; digit d of
+ * element j is at x[j + d·N]. The 32 threads of a warp handle 32 consecutive elements, so each
+ * digit load or store of a warp touches one contiguous 256-byte segment. The digits and the
+ * canonical forms are those of the host (including p - 1 = r^k, stored as top digit r and the
+ * other digits 0). Host vectors stay element-major (element j at h_x + j·k); upload and download
+ * transpose between the two.
+ *
+ * SUPPORTED FIELDS. Upload and download work for every field. The arithmetic kernels are
+ * compiled for k = 8 and k = 16 (P3, P4, and HEPA_BP_W59_K8, HEPA_BP_W58_K16 among the named
+ * fields; any other r = 2^w ± 2^u with those k too); for any other k they return
+ * HEPA_ERR_UNSUPPORTED.
+ *
+ * STREAMS. Every call takes a stream as `void *stream` (a cudaStream_t; NULL is the default
+ * stream), as cuFFT's cufftSetStream does, so this header needs no CUDA header. Work is enqueued
+ * on that stream and the calls do not synchronise, except hepa_bp_dev_download (stated there).
+ * Device pointers are those of the current device (cudaSetDevice).
+ *
+ * TWO TIERS, as on the host.
+ *   hepa_bp_dev_* (checked): f, the pointers and N are checked on the host (NULL, sizes that
+ *     cannot exist, device pointers that are plain host memory: HEPA_ERR_INVALID_ARGUMENT; a
+ *     field the kernels are not compiled for: HEPA_ERR_UNSUPPORTED) before anything is enqueued.
+ *     The device contents themselves are not checked (that would need a synchronisation): inputs
+ *     must be canonical, as left by hepa_bp_dev_upload or by these kernels; other words give an
+ *     unspecified result (but no out-of-bounds access).
+ *   _hepa_bp_dev_* (raw): take the field as a hepa_bp_dev_field by value (filled once by
+ *     hepa_bp_dev_field_init), check nothing but k, and only launch.
+ * In both, N = 0 enqueues nothing and returns HEPA_OK (the checked tier still rejects NULL
+ * pointers first). The output may alias an input exactly (d_z == d_x and/or d_z == d_y), but
+ * must not overlap it partially. Each output is written in full and canonical.
+ *
+ * ERRORS of the launching calls: HEPA_ERR_NO_DEVICE (no usable GPU, and always in a CPU-only
+ * build, where every function here returns it), HEPA_ERR_DEVICE (a CUDA call or launch failed;
+ * hepa_last_error_message says which). A launch failure leaves the output undefined; every
+ * argument error is reported before anything is enqueued, with the outputs untouched.
+ *
+ * Including this header requires <gmp.h> (through hepa/bigprime.h). */
+#ifndef HEPA_BIGPRIME_CUDA_H
+#define HEPA_BIGPRIME_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "hepa/bigprime.h"
+#include "hepa/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The field constants the kernels need, passed to them by value (nothing of the field lives in
+ * device memory). Filled by hepa_bp_dev_field_init; treat as read-only. */
+typedef struct hepa_bp_dev_field {
+    uint64_t r;            /* 2^w + sign·2^u */
+    unsigned w, u;         /* as hepa_bp_field_w / _u */
+    int sign;              /* +1 or -1 */
+    unsigned k;            /* digits per element: 8 or 16 */
+    unsigned split_rounds; /* shift-and-subtract rounds that split a digit product x_i·y_j into
+                            * h·r + l with |l| < 2^(w+2) (depends on w, u, r only) */
+} hepa_bp_dev_field;
+
+/* *out = the device constants of f. Pure host computation; call it once per field and reuse the
+ * result with the raw tier.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL), HEPA_ERR_UNSUPPORTED (k not 8 or 16),
+ * HEPA_ERR_NO_DEVICE (CPU-only build). *out is written only on success. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_bp_dev_field_init(const hepa_bp_field *f,
+                                                            hepa_bp_dev_field *out);
+
+/* ---- transfers (any field) ------------------------------------------------------------------- */
+
+/* d_x (k·N words, device, digit-major) = h_x (N elements, host, element-major).
+ * Every element of h_x is checked with hepa_bp_is_valid first; any invalid element gives
+ * HEPA_ERR_INVALID_ARGUMENT before anything is copied (d_x untouched).
+ * How: one host pass checks and transposes h_x into a temporary host buffer, which is copied
+ * with cudaMemcpyAsync on `stream` and freed by a host function enqueued after the copy
+ * (cudaLaunchHostFunc). So h_x may be reused as soon as the call returns, and the call does not
+ * wait for the device (the CUDA runtime may still stage the pageable copy synchronously).
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL; k·N words overflow a size_t; d_x plain host memory;
+ * an invalid element), HEPA_ERR_OUT_OF_MEMORY (the temporary), HEPA_ERR_NO_DEVICE,
+ * HEPA_ERR_DEVICE (d_x undefined). */
+HEPA_API HEPA_NODISCARD hepa_status hepa_bp_dev_upload(const hepa_bp_field *f, uint64_t *d_x,
+                                                        const uint64_t *h_x, size_t N,
+                                                        void *stream);
+
+/* h_x (N elements, host, element-major) = d_x (k·N words, device, digit-major).
+ * SYNCHRONISES `stream`: the digits are copied into a temporary host buffer on `stream`, the
+ * call waits for the stream (so everything enqueued before on it is complete), then transposes
+ * into h_x. h_x is written only on success. The digits are copied as they are (not validated).
+ * N = 0 returns HEPA_OK without synchronising.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL; size overflow; d_x plain host memory),
+ * HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_NO_DEVICE, HEPA_ERR_DEVICE (also an earlier asynchronous
+ * failure on the stream, reported by the synchronisation). */
+HEPA_API HEPA_NODISCARD hepa_status hepa_bp_dev_download(const hepa_bp_field *f, uint64_t *h_x,
+                                                          const uint64_t *d_x, size_t N,
+                                                          void *stream);
+
+/* ---- element-wise arithmetic, checked (k = 8 or 16) -------------------------------------------
+ * For j < N: element j of d_z = (element j of d_x) op (element j of d_y), canonical; each the
+ * same digits as the host raw function on the same element. All vectors are device,
+ * digit-major, N elements (k·N words). Errors as in the header comment. */
+
+/* z = x + y (as _hepa_bp_add). */
+HEPA_API HEPA_NODISCARD hepa_status hepa_bp_dev_add(const hepa_bp_field *f, uint64_t *d_z,
+                                                     const uint64_t *d_x, const uint64_t *d_y,
+                                                     size_t N, void *stream);
+/* z = x - y (as _hepa_bp_sub). */
+HEPA_API HEPA_NODISCARD hepa_status hepa_bp_dev_sub(const hepa_bp_field *f, uint64_t *d_z,
+                                                     const uint64_t *d_x, const uint64_t *d_y,
+                                                     size_t N, void *stream);
+/* z = -x (as _hepa_bp_neg). */
+HEPA_API HEPA_NODISCARD hepa_status hepa_bp_dev_neg(const hepa_bp_field *f, uint64_t *d_z,
+                                                     const uint64_t *d_x, size_t N, void *stream);
+/* z = x·y (the value of _hepa_bp_mul, computed by the digit algorithm of _hepa_bp_mul_digits:
+ * negacyclic schoolbook over the digits, each 128-bit digit product split into base-r digits by
+ * shifts, one signed carry chain, the carry out of the top folded back with r^k ≡ -1). */
+HEPA_API HEPA_NODISCARD hepa_status hepa_bp_dev_mul(const hepa_bp_field *f, uint64_t *d_z,
+                                                     const uint64_t *d_x, const uint64_t *d_y,
+                                                     size_t N, void *stream);
+/* z = x·r^i for 0 <= i < 2k (as _hepa_bp_mul_rpow: digit shift, wrapped digits negated; no
+ * multiplication). i >= 2k is HEPA_ERR_INVALID_ARGUMENT. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_bp_dev_mul_rpow(const hepa_bp_field *f, uint64_t *d_z,
+                                                          const uint64_t *d_x, size_t N,
+                                                          unsigned i, void *stream);
+
+/* ---- element-wise arithmetic, raw -------------------------------------------------------------
+ * As the checked versions, with f replaced by its hepa_bp_dev_field. Nothing is checked except
+ * df.k (HEPA_ERR_UNSUPPORTED unless 8 or 16); pointers must be valid device pointers of k·N
+ * words, inputs canonical, and for mul_rpow i < 2k. N = 0 launches nothing. Returns the launch
+ * status (HEPA_ERR_DEVICE / HEPA_ERR_NO_DEVICE on failure). */
+HEPA_API HEPA_NODISCARD hepa_status _hepa_bp_dev_add(hepa_bp_dev_field df, uint64_t *d_z,
+                                                      const uint64_t *d_x, const uint64_t *d_y,
+                                                      size_t N, void *stream);
+HEPA_API HEPA_NODISCARD hepa_status _hepa_bp_dev_sub(hepa_bp_dev_field df, uint64_t *d_z,
+                                                      const uint64_t *d_x, const uint64_t *d_y,
+                                                      size_t N, void *stream);
+HEPA_API HEPA_NODISCARD hepa_status _hepa_bp_dev_neg(hepa_bp_dev_field df, uint64_t *d_z,
+                                                      const uint64_t *d_x, size_t N, void *stream);
+HEPA_API HEPA_NODISCARD hepa_status _hepa_bp_dev_mul(hepa_bp_dev_field df, uint64_t *d_z,
+                                                      const uint64_t *d_x, const uint64_t *d_y,
+                                                      size_t N, void *stream);
+HEPA_API HEPA_NODISCARD hepa_status _hepa_bp_dev_mul_rpow(hepa_bp_dev_field df, uint64_t *d_z,
+                                                           const uint64_t *d_x, size_t N,
+                                                           unsigned i, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HEPA_BIGPRIME_CUDA_H */

@@ -1,0 +1,68 @@
+/* src/device/bigprime_none.c — stands in for src/ntt/bigprime_cuda.cu in a CPU-only build: the
+ * device big-prime functions of hepa/bigprime_cuda.h link and report that there is no device. */
+#include "hepa/bigprime_cuda.h"
+
+hepa_status hepa_bp_dev_field_init(const hepa_bp_field *f, hepa_bp_dev_field *out) {
+    (void)f, (void)out;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status hepa_bp_dev_upload(const hepa_bp_field *f, uint64_t *d_x, const uint64_t *h_x,
+                               size_t N, void *stream) {
+    (void)f, (void)d_x, (void)h_x, (void)N, (void)stream;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status hepa_bp_dev_download(const hepa_bp_field *f, uint64_t *h_x, const uint64_t *d_x,
+                                 size_t N, void *stream) {
+    (void)f, (void)h_x, (void)d_x, (void)N, (void)stream;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status hepa_bp_dev_add(const hepa_bp_field *f, uint64_t *d_z, const uint64_t *d_x,
+                            const uint64_t *d_y, size_t N, void *stream) {
+    (void)f, (void)d_z, (void)d_x, (void)d_y, (void)N, (void)stream;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status hepa_bp_dev_sub(const hepa_bp_field *f, uint64_t *d_z, const uint64_t *d_x,
+                            const uint64_t *d_y, size_t N, void *stream) {
+    (void)f, (void)d_z, (void)d_x, (void)d_y, (void)N, (void)stream;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status hepa_bp_dev_neg(const hepa_bp_field *f, uint64_t *d_z, const uint64_t *d_x, size_t N,
+                            void *stream) {
+    (void)f, (void)d_z, (void)d_x, (void)N, (void)stream;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status hepa_bp_dev_mul(const hepa_bp_field *f, uint64_t *d_z, const uint64_t *d_x,
+                            const uint64_t *d_y, size_t N, void *stream) {
+    (void)f, (void)d_z, (void)d_x, (void)d_y, (void)N, (void)stream;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status hepa_bp_dev_mul_rpow(const hepa_bp_field *f, uint64_t *d_z, const uint64_t *d_x,
+                                 size_t N, unsigned i, void *stream) {
+    (void)f, (void)d_z, (void)d_x, (void)N, (void)i, (void)stream;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status _hepa_bp_dev_add(hepa_bp_dev_field df, uint64_t *d_z, const uint64_t *d_x,
+                             const uint64_t *d_y, size_t N, void *stream) {
+    (void)df, (void)d_z, (void)d_x, (void)d_y, (void)N, (void)stream;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status _hepa_bp_dev_sub(hepa_bp_dev_field df, uint64_t *d_z, const uint64_t *d_x,
+                             const uint64_t *d_y, size_t N, void *stream) {
+    (void)df, (void)d_z, (void)d_x, (void)d_y, (void)N, (void)stream;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status _hepa_bp_dev_neg(hepa_bp_dev_field df, uint64_t *d_z, const uint64_t *d_x, size_t N,
+                             void *stream) {
+    (void)df, (void)d_z, (void)d_x, (void)N, (void)stream;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status _hepa_bp_dev_mul(hepa_bp_dev_field df, uint64_t *d_z, const uint64_t *d_x,
+                             const uint64_t *d_y, size_t N, void *stream) {
+    (void)df, (void)d_z, (void)d_x, (void)d_y, (void)N, (void)stream;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status _hepa_bp_dev_mul_rpow(hepa_bp_dev_field df, uint64_t *d_z, const uint64_t *d_x,
+                                  size_t N, unsigned i, void *stream) {
+    (void)df, (void)d_z, (void)d_x, (void)N, (void)i, (void)stream;
+    return HEPA_ERR_NO_DEVICE;
+}
