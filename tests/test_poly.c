@@ -690,3 +690,18 @@ Test(poly, copy) {
     free(got);
     fixture_fini(&f);
 }
+
+/* hepa_host_alloc gives usable memory on every backend (ordinary memory without a GPU); bad
+ * arguments are refused; hepa_host_free(NULL) is a no-op. */
+Test(poly, host_alloc) {
+    void *p = NULL;
+    T_STATUS(hepa_host_alloc(NULL, 64), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_host_alloc(&p, 0), HEPA_ERR_INVALID_ARGUMENT);
+    cr_assert_null(p);
+    T_OK(hepa_host_alloc(&p, 4096));
+    cr_assert_not_null(p);
+    memset(p, 0xAB, 4096);
+    cr_assert_eq(((unsigned char *)p)[4095], 0xAB);
+    hepa_host_free(p);
+    hepa_host_free(NULL);
+}

@@ -44,8 +44,26 @@ HEPA_API uint64_t *hepa_poly_data(hepa_poly *poly);
  * out of range; poly untouched). */
 HEPA_API HEPA_NODISCARD hepa_status hepa_poly_set(hepa_poly *poly, const uint64_t *src,
                                                    hepa_domain domain);
-/* Copies the level·n words to the host array dst. */
+/* Copies the level·n words to the host array dst. On the CUDA backend it waits for the copy
+ * (and so for all work enqueued before it on the ring's stream). */
 HEPA_API HEPA_NODISCARD hepa_status hepa_poly_get(const hepa_poly *poly, uint64_t *dst);
+
+/* Asynchronous variants for the CUDA backend: the copy is enqueued on the ring's stream and the
+ * call returns at once. src must stay unchanged, and dst must not be read, until hepa_ring_sync
+ * (or a later waiting call) returns. The copies only overlap other work when the host memory is
+ * pinned (hepa_host_alloc); with ordinary memory the CUDA runtime may stage them synchronously.
+ * hepa_poly_set_async checks the residues of src on the host before enqueuing (same errors as
+ * hepa_poly_set). On the CPU backend both behave exactly like the synchronous calls. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_poly_set_async(hepa_poly *poly, const uint64_t *src,
+                                                         hepa_domain domain);
+HEPA_API HEPA_NODISCARD hepa_status hepa_poly_get_async(const hepa_poly *poly, uint64_t *dst);
+
+/* Page-locked ("pinned") host memory for the asynchronous copies: bytes > 0, *out receives the
+ * pointer. Without a usable GPU (or in a CPU-only build) ordinary memory is returned, so code
+ * using it runs on every backend. Free with hepa_host_free (NULL is a no-op).
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL out, bytes == 0), HEPA_ERR_OUT_OF_MEMORY. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_host_alloc(void **out, size_t bytes);
+HEPA_API void hepa_host_free(void *ptr);
 /* dst = src (same ring and level). */
 HEPA_API HEPA_NODISCARD hepa_status hepa_poly_copy(hepa_poly *dst, const hepa_poly *src);
 

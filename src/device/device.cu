@@ -153,3 +153,44 @@ extern "C" hepa_status _hepa_dev_memset(const hepa_ring *ring, void *dst, int va
     CHECK(cudaMemsetAsync(dst, value, bytes, stream_of(ring)));
     return HEPA_OK;
 }
+
+extern "C" HEPA_API hepa_status hepa_host_alloc(void **out, size_t bytes) {
+    if (!out || bytes == 0) return HEPA_ERR_INVALID_ARGUMENT;
+    if (hepa_device_count() == 0) { // no GPU: ordinary memory serves every backend
+        void *p = malloc(bytes);
+        if (!p) return HEPA_ERR_OUT_OF_MEMORY;
+        *out = p;
+        return HEPA_OK;
+    }
+    void *p = NULL;
+    // portable: pinned for every device and context
+    cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        _hepa_set_error_message("cudaHostAlloc: %s", cudaGetErrorString(e));
+        return HEPA_ERR_OUT_OF_MEMORY;
+    }
+    *out = p;
+    return HEPA_OK;
+}
+
+extern "C" HEPA_API void hepa_host_free(void *ptr) {
+    if (!ptr) return;
+    // memory from malloc (the no-GPU case) is not registered with CUDA
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, ptr) == cudaSuccess && a.type == cudaMemoryTypeHost) {
+        cudaFreeHost(ptr);
+    } else {
+        (void)cudaGetLastError();
+        free(ptr);
+    }
+}
+
+extern "C" int _hepa_dev_is_pinned(const void *ptr) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+}

@@ -2,7 +2,10 @@
  * the CUDA backend there (hepa_ring_create refuses it with HEPA_ERR_NO_DEVICE), so the device
  * entry points below are never reached; they exist so the library links, and say so if called. */
 #include "device/internal.h"
+#include "hepa/poly.h"
 #include "hepa/ring.h"
+
+#include <stdlib.h>
 
 int hepa_device_count(void) { return 0; }
 
@@ -47,3 +50,15 @@ hepa_status _hepa_dev_elementwise(const struct hepa_ring *ring, size_t level, he
     (void)ring, (void)level, (void)op, (void)out, (void)a, (void)b, (void)host_scalars;
     return HEPA_ERR_NO_DEVICE;
 }
+
+HEPA_API hepa_status hepa_host_alloc(void **out, size_t bytes) {
+    if (!out || bytes == 0) return HEPA_ERR_INVALID_ARGUMENT;
+    void *p = malloc(bytes);
+    if (!p) return HEPA_ERR_OUT_OF_MEMORY;
+    *out = p;
+    return HEPA_OK;
+}
+
+HEPA_API void hepa_host_free(void *ptr) { free(ptr); }
+
+int _hepa_dev_is_pinned(const void *ptr) { (void)ptr; return 0; }

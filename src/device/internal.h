@@ -53,6 +53,8 @@ void _hepa_dev_free(const struct hepa_ring *ring, void *ptr);
  * 2 = device→device. */
 hepa_status _hepa_dev_copy(const struct hepa_ring *ring, void *dst, const void *src, size_t bytes,
                            int kind);
+/* 1 when ptr is page-locked host memory known to CUDA (hepa_host_alloc), else 0. */
+int _hepa_dev_is_pinned(const void *ptr);
 hepa_status _hepa_dev_memset(const struct hepa_ring *ring, void *dst, int value, size_t bytes);
 
 /* Records a CUDA error (its name and message, for hepa_last_error_message) and maps it to a

@@ -50,13 +50,13 @@ size_t hepa_poly_level(const hepa_poly *p) { return p->level; }
 hepa_domain hepa_poly_domain(const hepa_poly *p) { return p->domain; }
 uint64_t *hepa_poly_data(hepa_poly *p) { return p->data; }
 
-hepa_status hepa_poly_set(hepa_poly *p, const uint64_t *src, hepa_domain domain) {
+/* set: validate on the host, then copy (enqueued on the device backend) */
+static hepa_status poly_set(hepa_poly *p, const uint64_t *src, hepa_domain domain) {
     if (!p || !src) return HEPA_ERR_INVALID_ARGUMENT;
     if (domain != HEPA_DOMAIN_COEFF && domain != HEPA_DOMAIN_NTT) return HEPA_ERR_INVALID_ARGUMENT;
     if (!_hepa_limbs_ok(p->ring, p->level, src)) return HEPA_ERR_INVALID_ARGUMENT;
     const size_t bytes = words(p) * sizeof *src;
     if (on_device(p)) {
-        /* from pageable memory the copy has left src once the call returns */
         hepa_status s = _hepa_dev_copy(p->ring, p->data, src, bytes, 0);
         if (s != HEPA_OK) return s;
     } else {
@@ -66,7 +66,20 @@ hepa_status hepa_poly_set(hepa_poly *p, const uint64_t *src, hepa_domain domain)
     return HEPA_OK;
 }
 
-hepa_status hepa_poly_get(const hepa_poly *p, uint64_t *dst) {
+hepa_status hepa_poly_set(hepa_poly *p, const uint64_t *src, hepa_domain domain) {
+    /* From pageable memory the CUDA runtime has consumed src when the copy call returns; from
+     * pinned memory it has not, so only then wait (the synchronous contract: src may change as
+     * soon as this returns). */
+    hepa_status s = poly_set(p, src, domain);
+    if (s == HEPA_OK && on_device(p) && _hepa_dev_is_pinned(src)) s = _hepa_dev_sync(p->ring);
+    return s;
+}
+
+hepa_status hepa_poly_set_async(hepa_poly *p, const uint64_t *src, hepa_domain domain) {
+    return poly_set(p, src, domain);
+}
+
+static hepa_status poly_get(const hepa_poly *p, uint64_t *dst, int wait) {
     if (!p || !dst) return HEPA_ERR_INVALID_ARGUMENT;
     const size_t bytes = words(p) * sizeof *dst;
     if (!on_device(p)) {
@@ -74,8 +87,11 @@ hepa_status hepa_poly_get(const hepa_poly *p, uint64_t *dst) {
         return HEPA_OK;
     }
     hepa_status s = _hepa_dev_copy(p->ring, dst, p->data, bytes, 1);
-    return s == HEPA_OK ? _hepa_dev_sync(p->ring) : s;
+    return s == HEPA_OK && wait ? _hepa_dev_sync(p->ring) : s;
 }
+
+hepa_status hepa_poly_get(const hepa_poly *p, uint64_t *dst) { return poly_get(p, dst, 1); }
+hepa_status hepa_poly_get_async(const hepa_poly *p, uint64_t *dst) { return poly_get(p, dst, 0); }
 
 /* Shared checks for an output and one or two inputs: non-NULL, same ring and level; with two
  * inputs, the same domain. */
