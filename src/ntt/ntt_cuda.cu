@@ -24,7 +24,8 @@
 //   n in [2^10, 2^12]: one tile = one limb: one kernel, one read and one write of the data.
 //   n in [2^13, 2^17]: two kernels (four-step style), each one read and one write. Columns:
 //     the top log n - 8 bits, tiles of 8 adjacent columns (rows of 64 bytes, coalesced). Rows:
-//     the low 8 bits, one warp per 256-element row: registers and shuffles only.
+//     the low 8 bits, one warp per 256-element row (4 rows per block): registers, shuffles and
+//     warp-private shared memory only, no block barrier.
 // Lazy ranges: forward values stay in [0, 4q) between passes and are reduced to [0, q) at the
 // final store; inverse values stay in [0, 2q), the last stage folds in n^(-1), and the final
 // store reduces to [0, q).
@@ -34,9 +35,17 @@
 #include "hepa/modarith.h"
 #include "rns/internal.h"
 
-// Twiddles are read through the read-only cache at each stage. (Copying a row block's twiddles
-// to shared memory first was measured slower on an H100, commit 7a03866: n = 2^16, L = 34,
-// forward 65.3 µs staged vs 55.9 µs through the cache.)
+// Measured on an H100 and dropped (n = 2^16, L = 34 unless said):
+//  - copying a row block's twiddles to shared memory first: forward 65.3 µs vs 55.9 µs through
+//    the read-only cache (commit 7a03866);
+//  - persistent blocks prefetching the next tile while transforming the current one: 60.5 vs
+//    56.2 µs, ~10% slower at n = 2^17 (commit 42aab39);
+//  - 1, 2 or 8 rows per row-kernel block instead of 4: equal within 1%.
+// ncu (caches flushed): the column kernel keeps the IMAD ("fmaheavy") pipe 72% busy; the row
+// kernel spends 51% of its warp time waiting on global loads, mostly twiddles (16 bytes per
+// element per transform, as much as the data). A 62-bit Shoup butterfly is ~30 integer
+// instructions, 19 of them IMAD-class.
+//
 // Stages on lane bits, per direction: 0 = swap the lane bit into a register with
 // __shfl_xor_sync (seed 000's warp-shuffle scheme), 1 = go through shared memory like warp bits
 // (up to 3 bits per round trip). Measured on an H100 (L = 34, cold, µs, shuffles / shared):
