@@ -1,6 +1,7 @@
 /* hepa/bigprime_cuda.h — vectors of big prime field elements (p = r^k + 1, hepa/bigprime.h) on a
- * CUDA device: upload, download, and element-wise add, sub, neg, mul and multiplication by a
- * power of r, each bit-exact with the host raw functions (_hepa_bp_add, ...).
+ * CUDA device: upload, download, element-wise add, sub, neg, mul and multiplication by a power
+ * of r, each bit-exact with the host raw functions (_hepa_bp_add, ...), and the FFT (bit-exact
+ * with hepa_bp_fft).
  *
  * DEVICE LAYOUT (digit-major). A device vector of N elements is k·N 64-bit words; digit d of
  * element j is at x[j + d·N]. The 32 threads of a warp handle 32 consecutive elements, so each
@@ -143,6 +144,39 @@ HEPA_API HEPA_NODISCARD hepa_status _hepa_bp_dev_mul(hepa_bp_dev_field df, uint6
 HEPA_API HEPA_NODISCARD hepa_status _hepa_bp_dev_mul_rpow(hepa_bp_dev_field df, uint64_t *d_z,
                                                            const uint64_t *d_x, size_t N,
                                                            unsigned i, void *stream);
+
+/* ---- FFT (k = 8 or 16) ------------------------------------------------------------------------
+ * In place on the device vector d_x (N elements, digit-major, k·N words): the DFT of
+ * hepa_bp_fft, with the same convention and the same roots, and bit-exact with it:
+ *   forward (inverse == 0):  X_j = Σ_i x_i·ω^(i·j),          ω = hepa_bp_root_of_unity(f, N)
+ *   inverse (inverse != 0):  x_i = N^(-1)·Σ_j X_j·ω^(-i·j)
+ * natural order in and out. Inputs must be canonical (not checked: see the header comment).
+ *
+ * SUPPORTED N: every power of two N with N | 2^v2 (hepa_bp_field_v2) and N <= 2^38, i.e. all
+ * N = K^e·2^f (K = 2k; 0 <= f < log2 K), N = 1 included (a no-op). Memory permitting.
+ *
+ * HOW: a Stockham radix-K FFT, one kernel launch per level, ceil(log2 N / log2 K) levels (the
+ * one radix 2^f < K level first); each level reads and writes the vector once. Inside a level the
+ * K-point DFTs use only powers of r (digit rotations and negations, no general multiplication);
+ * the twiddles between levels are general multiplications by powers of ω taken from a table of
+ * max(N/K, 1) elements (two for the inverse, whose last level's table includes N^(-1)) that is
+ * built on the device at each call from about 2·sqrt(N/K) seed powers computed on the host.
+ * P3 at N = 2^20: 5 levels + the table (1/16 of the vector) per transform.
+ *
+ * RESOURCES: one workspace per call, allocated with cudaMallocAsync on `stream` and released
+ * with cudaFreeAsync on it (the stream's memory pool): a scratch vector of N elements when
+ * N > K, plus the tables (about N/K or 2N/K elements) and the seeds. The seeds travel through a
+ * pageable host buffer copied with cudaMemcpyAsync and freed by a host function enqueued after
+ * the copy (as hepa_bp_dev_upload). Nothing synchronises; everything is enqueued on `stream`.
+ *
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL f or d_x; N = 0 or not a power of two, as
+ * hepa_bp_fft; k·N words too many to exist; d_x plain host memory), HEPA_ERR_UNSUPPORTED (k not
+ * 8 or 16; N does not divide 2^v2, or N > 2^38), HEPA_ERR_OUT_OF_MEMORY (host seeds or the
+ * device workspace),
+ * HEPA_ERR_NO_DEVICE, HEPA_ERR_DEVICE (a CUDA call or launch failed; d_x undefined).
+ * Argument errors are reported before anything is enqueued, d_x untouched. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_bp_dev_fft(const hepa_bp_field *f, uint64_t *d_x,
+                                                     size_t N, int inverse, void *stream);
 
 #ifdef __cplusplus
 }

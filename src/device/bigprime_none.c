@@ -66,3 +66,8 @@ hepa_status _hepa_bp_dev_mul_rpow(hepa_bp_dev_field df, uint64_t *d_z, const uin
     (void)df, (void)d_z, (void)d_x, (void)N, (void)i, (void)stream;
     return HEPA_ERR_NO_DEVICE;
 }
+hepa_status hepa_bp_dev_fft(const hepa_bp_field *f, uint64_t *d_x, size_t N, int inverse,
+                            void *stream) {
+    (void)f, (void)d_x, (void)N, (void)inverse, (void)stream;
+    return HEPA_ERR_NO_DEVICE;
+}

@@ -1,6 +1,8 @@
 /* tests/gpu/test_gpu_bigprime.c — the device big prime field kernels (hepa/bigprime_cuda.h)
  * against the host raw functions (_hepa_bp_add, _hepa_bp_sub, _hepa_bp_neg, _hepa_bp_mul,
- * _hepa_bp_mul_rpow), digit for digit.
+ * _hepa_bp_mul_rpow), digit for digit; and the device FFT (hepa_bp_dev_fft) against the host
+ * reference hepa_bp_fft (N <= 2^16 for P3, 2^15 for P4, both directions, random + boundary
+ * inputs, mixed sizes K^e·2^f) and against its own inverse at N up to 2^20.
  *
  * Inputs: random elements (digits uniform or drawn from {0, 1, r-1, r-2}, sometimes p - 1) with
  * the boundary elements (0, 1, 2, p-1, p-2 = all digits r-1, p-3, r^i, r^i - 1, p - r^i,
@@ -650,6 +652,198 @@ Test(gpu_bigprime, bad_input) {
     tf_clear(&t32);
     tf_clear(&t64);
     tf_clear(&t4);
+}
+
+/* ---- FFT -------------------------------------------------------------------------------------- */
+
+/* x (N elements, element-major, random with the boundary elements mixed in) through the device
+ * FFT (upload, hepa_bp_dev_fft, download) against the host reference hepa_bp_fft on a copy made
+ * before; both directions. */
+static void check_fft(const tfield *t, test_rng *rng, const uint64_t *B, size_t nb, size_t N) {
+    const size_t words = N * t->k;
+    uint64_t *x = test_alloc(words), *want = test_alloc(words), *got = test_alloc(words);
+    uint64_t *d = dalloc(words);
+    for (int inv = 0; inv < 2; ++inv) {
+        fill(t, rng, x, N, B, nb, (size_t)inv * 3);
+        memcpy(want, x, words * sizeof *x);
+        T_OK(hepa_bp_fft(t->f, want, N, inv));
+        T_OK(hepa_bp_dev_upload(t->f, d, x, N, NULL));
+        T_OK(hepa_bp_dev_fft(t->f, d, N, inv, NULL));
+        hpoison(got, words);
+        T_OK(hepa_bp_dev_download(t->f, got, d, N, NULL));
+        T_ARRAY_EQ(got, want, words, "%s fft N=%zu inverse=%d", t->name, N, inv);
+    }
+    cudaFree(d);
+    free(x);
+    free(want);
+    free(got);
+}
+
+static void check_fft_sizes(int which, const size_t *Ns, size_t nN) {
+    test_rng rng;
+    test_rng_init(&rng);
+    tfield t;
+    tf_init(&t, which);
+    uint64_t *B = test_alloc(BMAX * t.k);
+    const size_t nb = boundary(&t, B);
+    for (size_t c = 0; c < nN; ++c) check_fft(&t, &rng, B, nb, Ns[c]);
+    free(B);
+    tf_clear(&t);
+}
+
+/* inverse(forward(x)) = x on the device, and forward(x) != x (the transform ran). */
+static void check_fft_round_trip(int which, size_t N) {
+    test_rng rng;
+    test_rng_init(&rng);
+    tfield t;
+    tf_init(&t, which);
+    uint64_t *B = test_alloc(BMAX * t.k);
+    const size_t nb = boundary(&t, B), words = N * t.k;
+    uint64_t *x = test_alloc(words), *got = test_alloc(words);
+    uint64_t *d = dalloc(words);
+    fill(&t, &rng, x, N, B, nb, 1);
+    T_OK(hepa_bp_dev_upload(t.f, d, x, N, NULL));
+    T_OK(hepa_bp_dev_fft(t.f, d, N, 0, NULL));
+    T_OK(hepa_bp_dev_download(t.f, got, d, N, NULL));
+    cr_assert(memcmp(got, x, words * sizeof *x) != 0, "%s fft N=%zu did nothing", t.name, N);
+    for (size_t j = 0; j < N; ++j)
+        T_CHECK(hepa_bp_is_valid(t.f, got + j * t.k), "%s fft N=%zu: element %zu not canonical",
+                t.name, N, j);
+    T_OK(hepa_bp_dev_fft(t.f, d, N, 1, NULL));
+    hpoison(got, words);
+    T_OK(hepa_bp_dev_download(t.f, got, d, N, NULL));
+    T_ARRAY_EQ(got, x, words, "%s fft round trip N=%zu", t.name, N);
+    cudaFree(d);
+    free(x);
+    free(got);
+    free(B);
+    tf_clear(&t);
+}
+
+/* P3 (K = 16): K^e (16, 256, 4096, 65536) and mixed K^e·2^f sizes, every N below K too. */
+Test(gpu_bigprime, fft_P3_vs_host, .timeout = 600) {
+    const size_t Ns[] = {2, 4, 8, 16, 32, 64, 128, 256, 512, 2048, 4096, 65536};
+    check_fft_sizes(F_P3, Ns, test_quick() ? 11 : 12);
+}
+
+/* P4 (K = 32): 32, 1024, 32768 and mixed sizes. */
+Test(gpu_bigprime, fft_P4_vs_host, .timeout = 600) {
+    const size_t Ns[] = {2, 16, 32, 64, 512, 1024, 4096, 32768};
+    check_fft_sizes(F_P4, Ns, test_quick() ? 7 : 8);
+}
+
+/* The other k = 8, 16 fields: sign -1, tiny radices (p = 257: v2 = 8, N <= 256), w = u + 1. */
+Test(gpu_bigprime, fft_other_fields_vs_host, .timeout = 600) {
+    const size_t Ns[] = {2, 16, 32, 256};
+    for (int w = F_W59_K8; w < F_SUPPORTED; ++w) check_fft_sizes(w, Ns, 4);
+}
+
+Test(gpu_bigprime, fft_round_trip_large, .timeout = 600) {
+    check_fft_round_trip(F_P3, test_quick() ? (size_t)1 << 14 : (size_t)1 << 20);
+    check_fft_round_trip(F_P3, (size_t)1 << 17); /* mixed: 2·16^4 */
+    check_fft_round_trip(F_P4, test_quick() ? (size_t)1 << 13 : (size_t)1 << 18);
+}
+
+/* Statuses: argument errors leave d_x untouched (poisoned), N = 1 is a no-op. */
+Test(gpu_bigprime, fft_bad_input) {
+    tfield t, t257, t32, t64, t4;
+    tf_init(&t, F_P3);
+    tf_init(&t257, F_R2_K8);
+    tf_init(&t32, F_W56_K32);
+    tf_init(&t64, F_W47_K64);
+    tf_init(&t4, F_K4);
+    const size_t N = 1024, words = N * 64;
+    uint64_t *d = dalloc(words);
+    dpoison(d, words);
+    T_STATUS(hepa_bp_dev_fft(NULL, d, 16, 0, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_dev_fft(t.f, NULL, 16, 0, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    const size_t bad[] = {0, 3, 48, 1000, 1023};
+    for (size_t c = 0; c < 5; ++c)
+        for (int inv = 0; inv < 2; ++inv)
+            T_STATUS(hepa_bp_dev_fft(t.f, d, bad[c], inv, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    /* N beyond the field's 2-adic order: p = 257 has v2 = 8 */
+    T_STATUS(hepa_bp_dev_fft(t257.f, d, 512, 0, NULL), HEPA_ERR_UNSUPPORTED);
+    T_STATUS(hepa_bp_dev_fft(t257.f, d, 1024, 1, NULL), HEPA_ERR_UNSUPPORTED);
+    /* fields the kernels are not compiled for */
+    const tfield *uns[3] = {&t32, &t64, &t4};
+    for (int c = 0; c < 3; ++c) {
+        T_STATUS(hepa_bp_dev_fft(uns[c]->f, d, 16, 0, NULL), HEPA_ERR_UNSUPPORTED);
+        T_STATUS(hepa_bp_dev_fft(uns[c]->f, d, 64, 1, NULL), HEPA_ERR_UNSUPPORTED);
+    }
+    /* N beyond 2^38; plain host memory */
+    T_STATUS(hepa_bp_dev_fft(t.f, d, (size_t)1 << 62, 0, NULL), HEPA_ERR_UNSUPPORTED);
+    uint64_t *hostbuf = test_alloc(16 * 8);
+    T_STATUS(hepa_bp_dev_fft(t.f, hostbuf, 16, 0, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    free(hostbuf);
+    /* N = 1: nothing to do, both ways */
+    T_OK(hepa_bp_dev_fft(t.f, d, 1, 0, NULL));
+    T_OK(hepa_bp_dev_fft(t.f, d, 1, 1, NULL));
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+    cr_assert(dpoisoned(d, words), "an argument error or N = 1 wrote the vector");
+    cudaFree(d);
+    tf_clear(&t);
+    tf_clear(&t257);
+    tf_clear(&t32);
+    tf_clear(&t64);
+    tf_clear(&t4);
+}
+
+/* FFT timing at N = 2^20 (2^14 with HEPA_TEST_QUICK): each call timed alone with cudaEvents
+ * (host seed work and the workspace allocation included, as a caller sees it), median of 21
+ * after 3 warm-ups; and 21 calls back to back (mean). Use -j1 for a quiet GPU. */
+static int cmp_float(const void *a, const void *b) {
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+Test(gpu_bigprime, zz_fft_timing, .timeout = 300) {
+    test_rng rng;
+    test_rng_init(&rng);
+    const int ws[2] = {F_P3, F_P4};
+    const size_t N = big_n();
+    for (int c = 0; c < 2; ++c) {
+        tfield t;
+        tf_init(&t, ws[c]);
+        const size_t words = N * t.k;
+        uint64_t *h = test_alloc(words), *d = dalloc(words);
+        for (size_t j = 0; j < N; ++j) rand_elem(&t, &rng, h + j * t.k);
+        T_OK(hepa_bp_dev_upload(t.f, d, h, N, NULL));
+        cudaEvent_t e0, e1;
+        cr_assert_eq(cudaEventCreate(&e0), cudaSuccess);
+        cr_assert_eq(cudaEventCreate(&e1), cudaSuccess);
+        enum { REPS = 21 };
+        float med[2], mean[2];
+        for (int inv = 0; inv < 2; ++inv) {
+            for (int w = 0; w < 3; ++w) T_OK(hepa_bp_dev_fft(t.f, d, N, inv, NULL));
+            float ms[REPS];
+            for (int rep = 0; rep < REPS; ++rep) {
+                cr_assert_eq(cudaEventRecord(e0, NULL), cudaSuccess);
+                T_OK(hepa_bp_dev_fft(t.f, d, N, inv, NULL));
+                cr_assert_eq(cudaEventRecord(e1, NULL), cudaSuccess);
+                cr_assert_eq(cudaEventSynchronize(e1), cudaSuccess);
+                cr_assert_eq(cudaEventElapsedTime(&ms[rep], e0, e1), cudaSuccess);
+            }
+            qsort(ms, REPS, sizeof ms[0], cmp_float);
+            med[inv] = ms[REPS / 2];
+            cr_assert_eq(cudaEventRecord(e0, NULL), cudaSuccess);
+            for (int rep = 0; rep < REPS; ++rep) T_OK(hepa_bp_dev_fft(t.f, d, N, inv, NULL));
+            cr_assert_eq(cudaEventRecord(e1, NULL), cudaSuccess);
+            cr_assert_eq(cudaEventSynchronize(e1), cudaSuccess);
+            float tot = 0;
+            cr_assert_eq(cudaEventElapsedTime(&tot, e0, e1), cudaSuccess);
+            mean[inv] = tot / REPS;
+        }
+        fprintf(stderr,
+                "gpu_bigprime fft timing %s (k=%u, N=%zu, %.0f MiB): forward median %.1f us "
+                "(back to back %.1f us), inverse median %.1f us (back to back %.1f us)\n",
+                t.name, t.k, N, words * 8.0 / (1 << 20), 1000.0 * med[0], 1000.0 * mean[0],
+                1000.0 * med[1], 1000.0 * mean[1]);
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+        cudaFree(d);
+        free(h);
+        tf_clear(&t);
+    }
 }
 
 /* Rough element rates at N = 2^20 (not a benchmark: no roofline, few repetitions). Runs last in
