@@ -264,3 +264,113 @@ int hepa_bench_gpu_suite(const size_t *ns, size_t n_count, const size_t *Ls, siz
     free(t);
     return 0;
 }
+
+/* ---- big-prime fields ------------------------------------------------------------------- */
+
+/* Times `reps` calls of one operation on the default-stream vectors (each call between its own
+ * pair of events, after 3 warm-up calls); median and minimum in seconds. op: 0 forward FFT,
+ * 1 inverse FFT, 2 element-wise product. */
+static int time_bp(const hepa_bp_field *f, uint64_t *dx, uint64_t *dy, size_t N, int op,
+                   size_t reps, double *med, double *mn) {
+    cudaEvent_t *ev = malloc(2 * reps * sizeof *ev);
+    double *t = malloc(reps * sizeof *t);
+    if (!ev || !t) return 1;
+    for (size_t i = 0; i < 2 * reps; ++i) CK(cudaEventCreate(&ev[i]));
+    for (size_t i = 0; i < 3 + reps; ++i) {
+        const int timed = i >= 3;
+        if (timed) CK(cudaEventRecord(ev[2 * (i - 3)], 0));
+        if (op < 2)
+            HK(hepa_bp_dev_fft(f, dx, N, op, NULL));
+        else
+            HK(hepa_bp_dev_mul(f, dx, dx, dy, N, NULL));
+        if (timed) CK(cudaEventRecord(ev[2 * (i - 3) + 1], 0));
+    }
+    CK(cudaDeviceSynchronize());
+    for (size_t i = 0; i < reps; ++i) {
+        float ms;
+        CK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+        t[i] = ms * 1e-3;
+    }
+    stats(t, reps, med, mn);
+    for (size_t i = 0; i < 2 * reps; ++i) cudaEventDestroy(ev[i]);
+    free(ev);
+    free(t);
+    return 0;
+}
+
+int hepa_bench_bp_suite(size_t reps, int json, const char *commit) {
+    if (!hepa_cuda_available()) {
+        fprintf(stderr, "hepa-bench: --bp-suite needs a usable CUDA device\n");
+        return 1;
+    }
+    const char *env_commit = getenv("HEPA_COMMIT");
+    if (env_commit && *env_commit) commit = env_commit;
+    struct cudaDeviceProp prop;
+    int dev;
+    CK(cudaGetDevice(&dev));
+    CK(cudaGetDeviceProperties(&prop, dev));
+    double bw;
+    if (copy_bandwidth(0, &bw)) return 1;
+    if (json)
+        printf("{\"gpu\": \"%s\", \"commit\": \"%s\", \"copy_gbs\": %.1f, \"rows\": [\n",
+               prop.name, commit, bw);
+    else
+        printf("# hepa-bench big-prime suite\n\nGPU: %s, commit %s\ndevice-to-device copy: %.0f GB/s "
+               "(read + write)\n\n| field | op | N | median µs | min µs | one-pass floor µs | "
+               "x floor |\n|---|---|---|---|---|---|---|\n",
+               prop.name, commit, bw);
+    static const hepa_bp_prime fields[2] = {HEPA_BP_P3, HEPA_BP_P4};
+    static const char *names[2] = {"P3", "P4"};
+    static const char *ops[3] = {"forward FFT", "inverse FFT", "element-wise mul"};
+    int first = 1;
+    uint64_t seed = 0x243F6A8885A308D3ull;
+    for (int fi = 0; fi < 2; ++fi) {
+        hepa_bp_field *f;
+        HK(hepa_bp_field_create_named(&f, fields[fi]));
+        const size_t k = hepa_bp_field_k(f), Nmax = (size_t)1 << 20;
+        uint64_t *h = malloc(Nmax * k * sizeof *h), *dx, *dy;
+        if (!h) return 1;
+        mpz_t v, p;
+        mpz_inits(v, p, NULL);
+        HK(hepa_bp_field_prime(f, p));
+        gmp_randstate_t rs;
+        gmp_randinit_default(rs);
+        gmp_randseed_ui(rs, (unsigned long)seed);
+        for (size_t j = 0; j < Nmax; ++j) {
+            mpz_urandomm(v, rs, p);
+            HK(hepa_bp_from_mpz(f, h + j * k, v));
+        }
+        CK(cudaMalloc((void **)&dx, Nmax * k * sizeof *dx));
+        CK(cudaMalloc((void **)&dy, Nmax * k * sizeof *dy));
+        for (int op = 0; op < 3; ++op) {
+            for (int lg = op == 2 ? 20 : 10; lg <= 20; lg += 2) {
+                const size_t N = (size_t)1 << lg;
+                HK(hepa_bp_dev_upload(f, dx, h, N, NULL));
+                HK(hepa_bp_dev_upload(f, dy, h, N, NULL));
+                double med, mn;
+                if (time_bp(f, dx, dy, N, op, reps, &med, &mn)) return 1;
+                /* one pass: read and write the vector once (the product also reads y) */
+                const double bytes = (op == 2 ? 3.0 : 2.0) * 8.0 * (double)(N * k);
+                const double floor_s = bytes / (bw * 1e9);
+                if (json)
+                    printf("%s  {\"field\": \"%s\", \"op\": \"%s\", \"N\": %zu, \"median_us\": %.2f, "
+                           "\"min_us\": %.2f, \"floor_us\": %.2f}",
+                           first ? "" : ",\n", names[fi], ops[op], N, med * 1e6, mn * 1e6,
+                           floor_s * 1e6);
+                else
+                    printf("| %s | %s | 2^%d | %.1f | %.1f | %.1f | %.1f |\n", names[fi], ops[op], lg,
+                           med * 1e6, mn * 1e6, floor_s * 1e6, med / floor_s);
+                first = 0;
+                fflush(stdout);
+            }
+        }
+        cudaFree(dx);
+        cudaFree(dy);
+        gmp_randclear(rs);
+        mpz_clears(v, p, NULL);
+        free(h);
+        hepa_bp_field_destroy(f);
+    }
+    if (json) printf("\n]}\n");
+    return 0;
+}

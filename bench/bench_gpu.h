@@ -7,4 +7,8 @@
  * Returns 0 on success. */
 int hepa_bench_gpu_suite(const size_t *ns, size_t n_count, const size_t *Ls, size_t L_count,
                          unsigned bits, size_t reps, int json, const char *commit);
+/* Big-prime fields on the device (P3, P4): FFT forward/inverse for N = 2^10 .. 2^20 and the
+ * element-wise product at N = 2^20, CUDA events, median of `reps`; prints a Markdown table (or
+ * JSON). Returns 0 on success. */
+int hepa_bench_bp_suite(size_t reps, int json, const char *commit);
 #endif

@@ -48,6 +48,7 @@ typedef struct {
     double min_time; /* seconds per row in adaptive mode */
     uint64_t seed;
     int gpu_suite;                  /* --gpu-suite */
+    int bp_suite;                   /* --bp-suite */
     int n_set, limbs_set, bits_set; /* given on the command line */
 } bench_options;
 
@@ -76,6 +77,9 @@ static void usage(FILE *f) {
             "                     the measured copy bandwidth, for n = 2^12..2^17 and\n"
             "                     L = 1, 8, 34, 64 (or the --n/--limbs given), 60-bit primes\n"
             "                     (or --bits), --reps runs (default 60)\n"
+            "  --bp-suite         CUDA builds: big-prime fields P3 and P4 on the device: FFT\n"
+            "                     (forward, inverse) for N = 2^10..2^20 and element-wise\n"
+            "                     products, CUDA events, --reps runs (default 30)\n"
             "  --help             print this message\n"
             "\n"
             "Issue targets: %s --n 65536 --limbs 1 --bits 60 shows the forward NTT of one\n"
@@ -129,6 +133,10 @@ static int parse_args(int argc, char **argv, bench_options *o) {
         }
         if (!strcmp(arg, "--gpu-suite")) {
             o->gpu_suite = 1;
+            continue;
+        }
+        if (!strcmp(arg, "--bp-suite")) {
+            o->bp_suite = 1;
             continue;
         }
         /* options with a value: "--opt VALUE" or "--opt=VALUE" */
@@ -950,6 +958,14 @@ int main(int argc, char **argv) {
     if (rc >= 0) return rc;
     rc = 0;
     if (o.gpu_suite) return run_gpu_suite(&o, 0);
+    if (o.bp_suite) {
+#ifdef HEPA_BENCH_HAVE_GPU_SUITE
+        return hepa_bench_bp_suite(o.reps ? o.reps : 30, o.json, HEPA_GIT_COMMIT) ? 1 : 0;
+#else
+        fprintf(stderr, "%s: --bp-suite needs a build with the CUDA backend\n", prog);
+        return 1;
+#endif
+    }
 
     report rep;
     memset(&rep, 0, sizeof rep);
