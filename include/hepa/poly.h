@@ -4,7 +4,15 @@
  *
  * Binary operations require operands of the same ring and level (HEPA_ERR_MISMATCH otherwise)
  * and the domain each documents (HEPA_ERR_DOMAIN otherwise). The output must belong to the same
- * ring and level; it may alias any input. On error the output is untouched. */
+ * ring and level; it may alias any input. On argument errors the output is untouched.
+ *
+ * CUDA backend: the words live in device memory (taken from the device's stream-ordered pool);
+ * every operation is enqueued on the ring's stream and returns without waiting, except the
+ * calls that hand data back to the host (hepa_poly_get) or read pinned host memory synchronously
+ * (hepa_poly_set from hepa_host_alloc memory). Any call may also return HEPA_ERR_OUT_OF_MEMORY
+ * (device memory for the polynomial or for scratch) or HEPA_ERR_DEVICE (a CUDA failure, text in
+ * hepa_last_error_message); after HEPA_ERR_DEVICE the output's contents are undefined. A
+ * failure of earlier enqueued work surfaces at the next waiting call (hepa_ring_sync). */
 #ifndef HEPA_POLY_H
 #define HEPA_POLY_H
 
