@@ -52,12 +52,21 @@
 //   forward: n = 2^12 12.4 / 12.9, 2^14 18.9 / 18.3, 2^16 54.8 / 51.5, 2^17 111.7 / 103.1
 //   inverse: n = 2^12 12.8 / 19.6, 2^14 18.7 / 21.8, 2^16 63.8 / 67.8, 2^17 121.6 / 126.6
 // The forward pass meets its lane bits last and brings them in with two round trips; the
-// inverse meets them first, pushes its unprocessed slot bits onto the lanes and needs two more.
+// inverse (numbers above from before HEPA_NTT_INV_LOAD_LOW) met them first, pushed its
+// unprocessed slot bits onto the lanes and needed two more.
 #ifndef HEPA_NTT_LANE_SMEM_FWD
 #define HEPA_NTT_LANE_SMEM_FWD 1
 #endif
 #ifndef HEPA_NTT_LANE_SMEM_INV
 #define HEPA_NTT_LANE_SMEM_INV 0
+#endif
+// Inverse row tiles load with the slots on the low e-bits (see load_map). Measured on an H100
+// (L = 34, cold, inverse µs, n = 2^12 / 2^14 / 2^16 / 2^17): top-bit load 12.7 / 18.7 / 64.2 /
+// 121.5; low-bit load with shuffles 13.7 / 18.4 / 56.5 / 109.7; low-bit load with shared-memory
+// lane exchanges 12.8 / 18.3 / 56.5 / 108.4. The shuffle version is kept (same speed, and it is
+// the seed's warp-shuffle scheme).
+#ifndef HEPA_NTT_INV_LOAD_LOW
+#define HEPA_NTT_INV_LOAD_LOW 1
 #endif
 
 namespace {
@@ -108,6 +117,20 @@ __host__ __device__ constexpr Map initial_map(int GB, int LB) {
     for (int j = 0; j < 5; ++j) m.pl[j] = j < LB ? j : 0;
     return m;
 }
+// The mapping the kernel loads with. Default: slots on the top 3 e-bits, lanes on the low ones
+// (coalesced 8-byte loads). Inverse row tiles with HEPA_NTT_INV_LOAD_LOW: slots on e-bits 0..2
+// (each thread loads 64 contiguous bytes), lanes on 3..7, so the inverse, which meets the low
+// bits first, starts with them in registers.
+__host__ __device__ constexpr Map load_map(int GB, int CB, bool INV) {
+    const int LB = 5 - CB;
+    if (!(HEPA_NTT_INV_LOAD_LOW && INV && CB == 0)) return initial_map(GB, LB);
+    Map m{};
+    m.ps[0] = 0;
+    m.ps[1] = 1;
+    m.ps[2] = 2;
+    for (int j = 0; j < 5; ++j) m.pl[j] = j < LB ? 3 + j : 0;
+    return m;
+}
 __host__ __device__ constexpr void do_swap(Map &m, int slot, int j) {
     const int t = m.ps[slot];
     m.ps[slot] = m.pl[j];
@@ -125,7 +148,7 @@ __host__ __device__ constexpr Schedule make_schedule(int GB, int CB, bool INV) {
     const int LB = 5 - CB;
     const bool lane_smem = INV ? HEPA_NTT_LANE_SMEM_INV : HEPA_NTT_LANE_SMEM_FWD;
     Schedule s{};
-    Map m = initial_map(GB, LB);
+    Map m = load_map(GB, CB, INV);
     int done = 0, c = 0;
     for (int step = 0; step < GB; ++step) {
         const int b = INV ? step : GB - 1 - step;
@@ -230,13 +253,23 @@ __device__ __forceinline__ unsigned thread_base(unsigned lane, unsigned warp) {
     return b;
 }
 
-// the load mapping (restore target) as a pseudo step index -1
-template <int GB, int CB>
-__device__ __forceinline__ unsigned initial_base(unsigned lane, unsigned warp) {
+template <int GB, int CB, bool INV> struct LoadMap {
+    static constexpr Map value = load_map(GB, CB, INV);
+};
+
+// The thread's own e-bits under the load mapping (before the first step).
+template <int GB, int CB, bool INV>
+__device__ __forceinline__ unsigned load_base(unsigned lane, unsigned warp) {
+    constexpr Map m = LoadMap<GB, CB, INV>::value;
     constexpr int LB = 5 - CB;
-    unsigned b = lane >> CB; // lanes hold e-bits 0 .. LB-1
+    constexpr int own = owned(m, LB);
+    unsigned b = 0;
 #pragma unroll
-    for (int w = 0; w < GB - 3 - LB; ++w) b |= ((warp >> w) & 1u) << (LB + w);
+    for (int j = 0; j < LB; ++j) b |= ((lane >> (CB + j)) & 1u) << m.pl[j];
+    int w = 0;
+#pragma unroll
+    for (int bit = 0; bit < GB; ++bit)
+        if (!((own >> bit) & 1)) b |= ((warp >> w++) & 1u) << bit;
     return b;
 }
 
@@ -331,10 +364,11 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
         } else if constexpr (st.action == EXCHANGE) {
             // write with the previous mapping (the load mapping before the first step), read
             // with this step's
-            constexpr Map pm = STEP == 0 ? initial_map(GB, 5 - CB) : sch.steps[STEP == 0 ? 0 : STEP - 1].map;
+            constexpr Map pm = STEP == 0 ? LoadMap<GB, CB, INV>::value
+                                         : sch.steps[STEP == 0 ? 0 : STEP - 1].map;
             unsigned pb;
             if constexpr (STEP == 0)
-                pb = initial_base<GB, CB>(lane, warp);
+                pb = load_base<GB, CB, INV>(lane, warp);
             else
                 pb = thread_base<GB, CB, STEP - 1, INV>(lane, warp);
             constexpr bool warp_tile = GB - 3 - (5 - CB) == 0; // the tile is one warp
@@ -404,12 +438,13 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     c.n_inv_w = lc.n_inv_w;
     c.n_inv_w_shoup = lc.n_inv_w_shoup;
 
-    // load with the initial mapping (slots = top 3 e-bits, lanes = low e-bits)
-    const unsigned b0 = initial_base<GB, CB>(lane, warp);
+    // load with the load mapping (see load_map)
+    constexpr Map lm = LoadMap<GB, CB, INV>::value;
+    const unsigned b0 = load_base<GB, CB, INV>(lane, warp);
     uint64_t v[8];
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-        const size_t gx = off + gx0 + ((b0 | ((unsigned)k << (GB - 3))) << S);
+        const size_t gx = off + gx0 + ((b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)) << S);
         if (FUSED) {
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_mod_mul(in[gx], in2[gx], &mod); // [0, q)
