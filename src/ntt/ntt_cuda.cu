@@ -41,6 +41,16 @@
 //  - persistent blocks prefetching the next tile while transforming the current one: 60.5 vs
 //    56.2 µs, ~10% slower at n = 2^17 (commit 42aab39);
 //  - 1, 2 or 8 rows per row-kernel block instead of 4: equal within 1%.
+//  - column tiles of 16 adjacent columns (128-byte rows) instead of 8: forward 54.0 vs 51.5 µs,
+//    n = 2^17, L = 64: 198 vs 182 µs.
+// Where the time goes (H100, cold, forward / inverse µs at n = 2^16, L = 34 and n = 2^17, L = 64;
+// experiment builds that compute wrong results, not kept): as is 51.5 / 56.8, 182 / 187;
+// butterflies without the modular multiplication 40.3 / 44.8, 148 / 162; that and every twiddle
+// load hitting one 4 KiB block 34.7 / 34.3, 113 / 113. So even a transform with free arithmetic
+// and free twiddles moves its two passes at only ~70% of the copy bandwidth (floor 24 µs), and
+// the multiplications are not hidden behind the memory traffic. Per kernel (ncu, base clocks):
+// forward columns 25.4 µs (15.9 without multiplications), rows 30.3 µs (27.8 with hot twiddles,
+// 25.4 without multiplications).
 // ncu (caches flushed): the column kernel keeps the IMAD ("fmaheavy") pipe 72% busy; the row
 // kernel spends 51% of its warp time waiting on global loads, mostly twiddles (16 bytes per
 // element per transform, as much as the data). A 62-bit Shoup butterfly is ~30 integer
