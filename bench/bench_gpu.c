@@ -374,3 +374,185 @@ int hepa_bench_bp_suite(size_t reps, int json, const char *commit) {
     if (json) printf("\n]}\n");
     return 0;
 }
+
+/* ---- big-prime FFT route vs RNS route (--bp-compare) ------------------------------------------ */
+
+/* One timed operation of the comparison. */
+enum cmp_op { CMP_FFT_MUL, CMP_RNS_MUL, CMP_BP_FFT, CMP_NTT };
+typedef struct {
+    enum cmp_op op;
+    const hepa_bp_dev_plan *plan;
+    const hepa_bp_rns_plan *rp;
+    hepa_poly *poly; /* CMP_NTT: s limbs on the RNS primes */
+    uint64_t *dz, *dx, *dy;
+} cmp_ctx;
+
+static hepa_status cmp_run(const cmp_ctx *c) {
+    switch (c->op) {
+    case CMP_FFT_MUL: return hepa_bp_dev_poly_mul(c->plan, c->dz, c->dx, c->dy, 1, NULL);
+    case CMP_RNS_MUL: return hepa_bp_rns_poly_mul(c->rp, c->dz, c->dx, c->dy, NULL);
+    case CMP_BP_FFT: return hepa_bp_dev_plan_fft(c->plan, c->dz, c->dx, 0, NULL);
+    case CMP_NTT: /* forward and back alternately; only the forward ones are timed (below) */
+        return hepa_poly_domain(c->poly) == HEPA_DOMAIN_COEFF ? hepa_poly_to_ntt(c->poly)
+                                                               : hepa_poly_from_ntt(c->poly);
+    }
+    return HEPA_ERR_INVALID_ARGUMENT;
+}
+
+/* Median and minimum (seconds) of `reps` timed calls on stream st, 3 warm-up calls first. For
+ * CMP_NTT every other call (the inverse) is untimed. */
+static int cmp_time(const cmp_ctx *c, cudaStream_t st, size_t reps, double *med, double *mn) {
+    cudaEvent_t *ev = malloc(2 * reps * sizeof *ev);
+    double *t = malloc(reps * sizeof *t);
+    if (!ev || !t) return 1;
+    for (size_t i = 0; i < 2 * reps; ++i) CK(cudaEventCreate(&ev[i]));
+    size_t got = 0, warm = 4;
+    while (got < reps) {
+        const int fwd = c->op != CMP_NTT || hepa_poly_domain(c->poly) == HEPA_DOMAIN_COEFF;
+        const int timed = !warm && fwd;
+        if (timed) CK(cudaEventRecord(ev[2 * got], st));
+        HK(cmp_run(c));
+        if (timed) CK(cudaEventRecord(ev[2 * got++ + 1], st));
+        if (warm) --warm;
+    }
+    CK(cudaDeviceSynchronize());
+    for (size_t i = 0; i < reps; ++i) {
+        float ms;
+        CK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+        t[i] = ms * 1e-3;
+    }
+    stats(t, reps, med, mn);
+    for (size_t i = 0; i < 2 * reps; ++i) cudaEventDestroy(ev[i]);
+    free(ev);
+    free(t);
+    return 0;
+}
+
+int hepa_bench_bp_compare(size_t reps, int json, const char *commit) {
+    if (!hepa_cuda_available()) {
+        fprintf(stderr, "hepa-bench: --bp-compare needs a usable CUDA device\n");
+        return 1;
+    }
+    const char *env_commit = getenv("HEPA_COMMIT");
+    if (env_commit && *env_commit) commit = env_commit;
+    struct cudaDeviceProp prop;
+    int dev;
+    CK(cudaGetDevice(&dev));
+    CK(cudaGetDeviceProperties(&prop, dev));
+    double bw;
+    if (copy_bandwidth(0, &bw)) return 1;
+    if (json)
+        printf("{\"gpu\": \"%s\", \"commit\": \"%s\", \"copy_gbs\": %.1f, \"rows\": [\n",
+               prop.name, commit, bw);
+    else
+        printf("# hepa-bench: negacyclic products mod a big prime, big-prime FFT vs RNS\n\n"
+               "GPU: %s, commit %s\ndevice-to-device copy: %.0f GB/s (read + write)\n\n"
+               "| field | N | s primes | FFT route µs | RNS route µs | RNS / FFT | equal | "
+               "big-prime FFT µs | x floor | s NTTs µs | NTTs / FFT |\n"
+               "|---|---|---|---|---|---|---|---|---|---|---|\n",
+               prop.name, commit, bw);
+    static const hepa_bp_prime fields[2] = {HEPA_BP_P3, HEPA_BP_P4};
+    static const char *names[2] = {"P3", "P4"};
+    int first = 1, bad = 0;
+    uint64_t seed = 0x13198A2E03707344ull;
+    for (int fi = 0; fi < 2; ++fi) {
+        hepa_bp_field *f;
+        HK(hepa_bp_field_create_named(&f, fields[fi]));
+        const size_t k = hepa_bp_field_k(f), Nmax = (size_t)1 << 20;
+        uint64_t *h = malloc(Nmax * k * sizeof *h), *ha = malloc(Nmax * k * sizeof *ha),
+                 *hb = malloc(Nmax * k * sizeof *hb), *dx, *dy, *dz, *dz2;
+        if (!h || !ha || !hb) return 1;
+        const uint64_t r = hepa_bp_field_r(f);
+        CK(cudaMalloc((void **)&dx, Nmax * k * sizeof *dx));
+        CK(cudaMalloc((void **)&dy, Nmax * k * sizeof *dy));
+        CK(cudaMalloc((void **)&dz, Nmax * k * sizeof *dz));
+        CK(cudaMalloc((void **)&dz2, Nmax * k * sizeof *dz2));
+        for (int lg = 10; lg <= 20; ++lg) {
+            const size_t N = (size_t)1 << lg;
+            /* random canonical elements: digits uniform in [0, r) */
+            for (int v = 0; v < 2; ++v) {
+                for (size_t j = 0; j < N * k; ++j) {
+                    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+                    h[j] = seed % r;
+                }
+                HK(hepa_bp_dev_upload(f, v ? dy : dx, h, N, NULL));
+            }
+            hepa_bp_dev_plan *plan;
+            HK(hepa_bp_dev_plan_create(&plan, f, N, HEPA_BP_PLAN_NEGACYCLIC));
+            cmp_ctx c = {CMP_FFT_MUL, plan, NULL, NULL, dz, dx, dy};
+            double fft_mul, fft_mul_min, bpf, bpf_min;
+            if (cmp_time(&c, 0, reps, &fft_mul, &fft_mul_min)) return 1;
+            c.op = CMP_BP_FFT;
+            c.dz = dz2; /* out of place: dx stays the input */
+            if (cmp_time(&c, 0, reps, &bpf, &bpf_min)) return 1;
+            const double floor_s = 2.0 * 8.0 * (double)(N * k) / (bw * 1e9);
+            double rns_mul = NAN, ntt = NAN;
+            size_t s = 0;
+            const char *equal = "n/a";
+            if (N <= HEPA_RING_MAX_N) {
+                hepa_bp_rns_plan *rp;
+                HK(hepa_bp_rns_plan_create(&rp, f, N));
+                s = hepa_bp_rns_plan_primes(rp);
+                c.op = CMP_FFT_MUL; /* the FFT route's product into dz once more */
+                c.dz = dz;
+                HK(cmp_run(&c));
+                c.op = CMP_RNS_MUL;
+                c.rp = rp;
+                c.dz = dz2;
+                double mn;
+                if (cmp_time(&c, 0, reps, &rns_mul, &mn)) return 1;
+                HK(hepa_bp_dev_download(f, ha, dz, N, NULL));
+                HK(hepa_bp_dev_download(f, hb, dz2, N, NULL));
+                const int eq = memcmp(ha, hb, N * k * sizeof *ha) == 0;
+                equal = eq ? "yes" : "NO";
+                bad |= !eq;
+                /* the s small-prime NTTs a big-prime FFT replaces: forward NTT of s limbs */
+                hepa_ring *ring;
+                hepa_poly *poly;
+                HK(hepa_ring_create(&ring, N, hepa_bp_rns_plan_moduli(rp), s, HEPA_BACKEND_CUDA));
+                HK(hepa_poly_create(&poly, ring, s));
+                for (size_t i = 0; i < s; ++i) {
+                    const uint64_t q = hepa_bp_rns_plan_moduli(rp)[i];
+                    for (size_t j = 0; j < N; ++j) {
+                        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+                        h[i * N + j] = seed % q;
+                    }
+                }
+                HK(hepa_poly_set(poly, h, HEPA_DOMAIN_COEFF));
+                cmp_ctx cn = {CMP_NTT, NULL, NULL, poly, NULL, NULL, NULL};
+                if (cmp_time(&cn, (cudaStream_t)hepa_ring_cuda_stream(ring), reps, &ntt, &mn))
+                    return 1;
+                hepa_poly_destroy(poly);
+                hepa_ring_destroy(ring);
+                hepa_bp_rns_plan_destroy(rp);
+            }
+            hepa_bp_dev_plan_destroy(plan);
+            if (json)
+                printf("%s  {\"field\": \"%s\", \"N\": %zu, \"primes\": %zu, \"fft_mul_us\": %.2f, "
+                       "\"rns_mul_us\": %.2f, \"equal\": \"%s\", \"bp_fft_us\": %.2f, "
+                       "\"bp_fft_floor_us\": %.2f, \"ntt_us\": %.2f}",
+                       first ? "" : ",\n", names[fi], N, s, fft_mul * 1e6, rns_mul * 1e6, equal,
+                       bpf * 1e6, floor_s * 1e6, ntt * 1e6);
+            else if (s)
+                printf("| %s | 2^%d | %zu | %.1f | %.1f | %.2f | %s | %.1f | %.1f | %.1f | %.2f |\n",
+                       names[fi], lg, s, fft_mul * 1e6, rns_mul * 1e6, rns_mul / fft_mul, equal,
+                       bpf * 1e6, bpf / floor_s, ntt * 1e6, ntt / bpf);
+            else
+                printf("| %s | 2^%d | - | %.1f | - | - | n/a | %.1f | %.1f | - | - |\n", names[fi],
+                       lg, fft_mul * 1e6, bpf * 1e6, bpf / floor_s);
+            first = 0;
+            fflush(stdout);
+        }
+        cudaFree(dx);
+        cudaFree(dy);
+        cudaFree(dz);
+        cudaFree(dz2);
+        free(h);
+        free(ha);
+        free(hb);
+        hepa_bp_field_destroy(f);
+    }
+    if (json) printf("\n]}\n");
+    if (bad) fprintf(stderr, "hepa-bench: the two routes DISAGREE (see the 'equal' column)\n");
+    return bad;
+}

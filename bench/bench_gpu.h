@@ -11,4 +11,8 @@ int hepa_bench_gpu_suite(const size_t *ns, size_t n_count, const size_t *Ls, siz
  * element-wise product at N = 2^20, CUDA events, median of `reps`; prints a Markdown table (or
  * JSON). Returns 0 on success. */
 int hepa_bench_bp_suite(size_t reps, int json, const char *commit);
+/* Negacyclic products mod P3 and P4 for N = 2^10 .. 2^20, big-prime FFT route (plan) vs RNS
+ * route (N <= HEPA_RING_MAX_N), outputs compared element by element, plus one big-prime FFT vs
+ * the s small-prime NTTs it replaces. Markdown table (or JSON). Returns 0 when all agree. */
+int hepa_bench_bp_compare(size_t reps, int json, const char *commit);
 #endif

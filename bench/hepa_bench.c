@@ -49,6 +49,7 @@ typedef struct {
     uint64_t seed;
     int gpu_suite;                  /* --gpu-suite */
     int bp_suite;                   /* --bp-suite */
+    int bp_compare;                 /* --bp-compare */
     int n_set, limbs_set, bits_set; /* given on the command line */
 } bench_options;
 
@@ -80,6 +81,10 @@ static void usage(FILE *f) {
             "  --bp-suite         CUDA builds: big-prime fields P3 and P4 on the device: FFT\n"
             "                     (forward, inverse) for N = 2^10..2^20 and element-wise\n"
             "                     products, CUDA events, --reps runs (default 30)\n"
+            "  --bp-compare       CUDA builds: negacyclic products mod P3 and P4 for\n"
+            "                     N = 2^10..2^20 through the big-prime FFT and through RNS\n"
+            "                     (N <= 2^17), outputs compared; one big-prime FFT vs the s\n"
+            "                     small-prime NTTs it replaces; --reps runs (default 20)\n"
             "  --help             print this message\n"
             "\n"
             "Issue targets: %s --n 65536 --limbs 1 --bits 60 shows the forward NTT of one\n"
@@ -137,6 +142,10 @@ static int parse_args(int argc, char **argv, bench_options *o) {
         }
         if (!strcmp(arg, "--bp-suite")) {
             o->bp_suite = 1;
+            continue;
+        }
+        if (!strcmp(arg, "--bp-compare")) {
+            o->bp_compare = 1;
             continue;
         }
         /* options with a value: "--opt VALUE" or "--opt=VALUE" */
@@ -958,11 +967,14 @@ int main(int argc, char **argv) {
     if (rc >= 0) return rc;
     rc = 0;
     if (o.gpu_suite) return run_gpu_suite(&o, 0);
-    if (o.bp_suite) {
+    if (o.bp_suite || o.bp_compare) {
 #ifdef HEPA_BENCH_HAVE_GPU_SUITE
+        if (o.bp_compare)
+            return hepa_bench_bp_compare(o.reps ? o.reps : 20, o.json, HEPA_GIT_COMMIT) ? 1 : 0;
         return hepa_bench_bp_suite(o.reps ? o.reps : 30, o.json, HEPA_GIT_COMMIT) ? 1 : 0;
 #else
-        fprintf(stderr, "%s: --bp-suite needs a build with the CUDA backend\n", prog);
+        fprintf(stderr, "%s: --bp-suite and --bp-compare need a build with the CUDA backend\n",
+                prog);
         return 1;
 #endif
     }

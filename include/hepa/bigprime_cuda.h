@@ -178,6 +178,101 @@ HEPA_API HEPA_NODISCARD hepa_status _hepa_bp_dev_mul_rpow(hepa_bp_dev_field df, 
 HEPA_API HEPA_NODISCARD hepa_status hepa_bp_dev_fft(const hepa_bp_field *f, uint64_t *d_x,
                                                      size_t N, int inverse, void *stream);
 
+/* ---- FFT plans and polynomial products (k = 8 or 16) -------------------------------------------
+ * A plan holds everything a transform of size N needs, built once, like a cuFFT plan: the twiddle
+ * tables of both directions (with N^(-1) folded into the inverse's), a scratch vector, two
+ * spectrum vectors for products and, with HEPA_BP_PLAN_NEGACYCLIC, the twist tables ψ^i and
+ * ψ^(-i) (ψ = hepa_bp_root_of_unity(f, 2N), ψ^N = -1). Executing a plan allocates nothing, copies
+ * nothing from the host and does not synchronise: the per-call table building of
+ * hepa_bp_dev_fft (~80 µs for P3, ~200 µs for P4 on an H100) is gone.
+ * Device memory: (3 + 2·[negacyclic])·N + 3·max(N/K, 1) elements of k words (P3 at N = 2^20 and
+ * negacyclic: 5·64 MiB + 12 MiB).
+ * CONCURRENCY: a plan's scratch and spectrum vectors are shared by its calls, so calls on one plan
+ * must be ordered (one stream, or events between streams), as for a cuFFT plan's work area.
+ * Different plans are independent. The plan does not keep f: the field may be destroyed after
+ * plan creation. */
+typedef struct hepa_bp_dev_plan hepa_bp_dev_plan;
+
+/* The plan also supports negacyclic products (needs 2N | 2^v2). */
+#define HEPA_BP_PLAN_NEGACYCLIC 1u
+
+/* *plan = a plan for size N (a power of two with N | 2^v2, 2N | 2^v2 with
+ * HEPA_BP_PLAN_NEGACYCLIC, N <= 2^38) of field f. Synchronous: builds the tables on a private
+ * stream and waits for them, so the plan is ready for any stream when the call returns.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL; N = 0 or not a power of two; N·k words too many to
+ * exist; unknown flag bits), HEPA_ERR_UNSUPPORTED (k not 8 or 16; N, or 2N for a negacyclic
+ * plan, does not divide 2^v2; N > 2^38), HEPA_ERR_OUT_OF_MEMORY (host or device),
+ * HEPA_ERR_NO_DEVICE, HEPA_ERR_DEVICE. *plan is written only on success. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_bp_dev_plan_create(hepa_bp_dev_plan **plan,
+                                                             const hepa_bp_field *f, size_t N,
+                                                             unsigned flags);
+/* Frees the plan's device memory (cudaFree: waits for the device). NULL is a no-op. Work still
+ * enqueued that uses the plan must be complete or ordered before it. */
+HEPA_API void hepa_bp_dev_plan_destroy(hepa_bp_dev_plan *plan);
+/* The plan's N (0 for NULL). */
+HEPA_API size_t hepa_bp_dev_plan_size(const hepa_bp_dev_plan *plan);
+
+/* d_out = the DFT of d_in (forward when inverse == 0, inverse otherwise), exactly as
+ * hepa_bp_dev_fft (same convention, bit-exact), N elements digit-major. d_out == d_in runs in
+ * place; otherwise d_in is only read (it must not overlap d_out partially). Enqueued on stream;
+ * no allocation, no synchronisation.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL; plain host memory), HEPA_ERR_DEVICE. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_bp_dev_plan_fft(const hepa_bp_dev_plan *plan,
+                                                          uint64_t *d_out, const uint64_t *d_in,
+                                                          int inverse, void *stream);
+
+/* d_z = d_x · d_y mod (x^N - 1) (negacyclic == 0) or mod (x^N + 1) (negacyclic != 0), the
+ * polynomials given by their N coefficients in Z/pZ (coefficient of x^j = element j, device,
+ * digit-major); the same values as the host's hepa_bp_poly_mul. d_z may alias d_x and/or d_y
+ * exactly. Through the FFT with the work fused into its passes:
+ *   forward(d_x ⊙ ψ^i) -> A and forward(d_y ⊙ ψ^i) -> B, the twist ψ^i (negacyclic only) applied
+ *     as the first level loads its input (d_x == d_y transforms once);
+ *   d_z = inverse(A ⊙ B), the pointwise product applied as the inverse's first level loads;
+ *   negacyclic: d_z ⊙= ψ^(-i) (one more element-wise pass).
+ * So a product is three transforms plus, for the negacyclic one, one element-wise pass.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL; plain host memory; negacyclic on a plan made without
+ * HEPA_BP_PLAN_NEGACYCLIC), HEPA_ERR_DEVICE. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_bp_dev_poly_mul(const hepa_bp_dev_plan *plan,
+                                                          uint64_t *d_z, const uint64_t *d_x,
+                                                          const uint64_t *d_y, int negacyclic,
+                                                          void *stream);
+
+/* ---- the RNS route (for comparison, seed 002) -------------------------------------------------
+ * The negacyclic product of hepa_bp_dev_poly_mul computed the way an RNS library would: lift the
+ * coefficients to integers in [0, p), multiply exactly over Z through s word-size NTT primes
+ * (Q = q_1···q_s > 4·N·p^2, the largest 62-bit primes q ≡ 1 mod 2N) with the GPU ring layer
+ * (hepa/ring.h: forward NTTs, pointwise product fused into the inverse NTT), then exact CRT
+ * recombination on the device, straight to Z/pZ (src/ntt/bigprime_rns_cuda.cu says how). The
+ * result is bit-exact with the big-prime FFT route. s = 17 for P3 and 33 for P4 at N = 2^16.
+ * Sizes: 16 <= N <= HEPA_RING_MAX_N (the ring layer's range). Same concurrency rule as an FFT
+ * plan: calls on one RNS plan must be ordered. The work runs on the plan's own ring stream,
+ * ordered after the work already on `stream` and before the work enqueued on it later (events):
+ * to the caller it behaves as if enqueued on `stream`. */
+typedef struct hepa_bp_rns_plan hepa_bp_rns_plan;
+
+/* *plan = an RNS plan for negacyclic products of N coefficients mod p (field f): picks the
+ * primes, creates their ring (CUDA backend), two s·N-word buffers and the CRT constants
+ * (computed with GMP). Synchronous. The plan does not keep f.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL; N = 0 or not a power of two), HEPA_ERR_UNSUPPORTED
+ * (k not 8 or 16; N outside [16, HEPA_RING_MAX_N]; more than HEPA_RING_MAX_MODULI primes
+ * needed), HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_NO_DEVICE, HEPA_ERR_DEVICE. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_bp_rns_plan_create(hepa_bp_rns_plan **plan,
+                                                             const hepa_bp_field *f, size_t N);
+/* Frees the plan (waits for the device). NULL is a no-op. */
+HEPA_API void hepa_bp_rns_plan_destroy(hepa_bp_rns_plan *plan);
+/* The number s of primes (0 for NULL) and the primes themselves (host array of s; NULL for
+ * NULL), largest first. */
+HEPA_API size_t hepa_bp_rns_plan_primes(const hepa_bp_rns_plan *plan);
+HEPA_API const uint64_t *hepa_bp_rns_plan_moduli(const hepa_bp_rns_plan *plan);
+
+/* d_z = d_x · d_y mod (x^N + 1) over Z/pZ, device digit-major vectors of N canonical elements,
+ * the same digits as hepa_bp_dev_poly_mul(..., negacyclic = 1). d_z may alias d_x and/or d_y.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL; a pointer that is not device memory),
+ * HEPA_ERR_DEVICE. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_bp_rns_poly_mul(const hepa_bp_rns_plan *plan,
+                                                          uint64_t *d_z, const uint64_t *d_x,
+                                                          const uint64_t *d_y, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

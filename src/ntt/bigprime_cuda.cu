@@ -9,24 +9,7 @@
 // contiguous 256-byte segment. Every thread loads all digits of its element before it stores
 // any, and no two threads touch the same element, so the output may alias an input.
 //
-// Arithmetic, as on the host: each operation first forms k signed digit sums t_m with value
-// Σ t_m·r^m ≡ the result, then normalize<K> (the host's bp_normalize, line for line) makes the
-// canonical form: a signed carry chain in base r whose divisions by r are shift-and-subtract
-// rounds (r = 2^w ± 2^u: v = e·2^w + low = e·r ∓ e·2^u + low), the carry c out of the top
-// folded back as -c (r^k ≡ -1), then the last small carry by fold_small (the host's
-// bp_fold_small). The canonical form of a residue is unique, so any correct computation of the
-// digit sums gives the host's digits exactly.
-//
-// Multiplication: the negacyclic schoolbook product of the digit vectors (T^k ≡ -1), by Horner
-// over the digits of x (bp_mul_kernel). Each 128-bit
-// product P = x_i·y_j <= r^2 is split into P = h·r + l by split_rounds fixed rounds of the same
-// shift-and-subtract step — a fixed count (computed on the host from w, u, r) instead of the
-// host's loop "until l is in [0, r)", so that all threads run the same instructions: l is then
-// only bounded, |l| < 2^(w+2), and h <= r + 16. That is all the digit sums need: each t_m
-// collects 2k such terms (l at T^(i+j), h at T^(i+j+1), negated past T^k), |t_m| < 2^71, far
-// inside the 2^120 that normalize accepts; normalize then does the exact division.
-// 128-bit integers are __int128 (supported in device code by nvcc); v >> w on a negative value
-// is an arithmetic shift (floor), as with GCC on the host.
+// The digit arithmetic (normalization, multiplication) is in bigprime_digits.cuh.
 #include <cuda_runtime.h>
 
 #include <stdlib.h>
@@ -35,140 +18,11 @@
 #include "device/internal.h"
 #include "hepa/bigprime.h"
 #include "hepa/bigprime_cuda.h"
+#include "ntt/bigprime_digits.cuh"
 
 namespace {
 
-typedef __int128 i128;
-typedef unsigned __int128 u128;
-
-// The digit arithmetic compiles for the host too (so it can be exercised without a GPU).
-#define HD __host__ __device__ __forceinline__
-
-// v · 2^s for a signed v, through unsigned arithmetic (a left shift of a negative value is
-// undefined in C++17; the bits are the same).
-HD i128 shl(i128 v, unsigned s) { return (i128)((u128)v << s); }
-
-// Floor division by r without dividing: returns q = floor(v / r), *rem = v - q·r in [0, r).
-// The host's bp_divrem; requires |v| < 2^127 - 2^(2w+1).
-HD i128 divrem(const hepa_bp_dev_field &f, i128 v, uint64_t &rem) {
-    const i128 r = (i128)f.r, mask = ((i128)1 << f.w) - 1;
-    i128 q = 0;
-    if (f.sign > 0) { // r > 2^w: every v in [0, r) is done
-        while (v < 0 || v >= r) {
-            const i128 e = v >> f.w;
-            v = (v & mask) - shl(e, f.u);
-            q += e;
-        }
-    } else { // r < 2^w: stop in [0, 2^w), then at most one r too many
-        while (v < 0 || v > mask) {
-            const i128 e = v >> f.w;
-            v = (v & mask) + shl(e, f.u);
-            q += e;
-        }
-        if (v >= r) {
-            v -= r;
-            ++q;
-        }
-    }
-    rem = (uint64_t)v;
-    return q;
-}
-
-// P = h·r + l for P <= r^2 (a digit product), |l| < 2^(w+2) (see the file comment). The first
-// round in unsigned arithmetic (P may not fit an i128): e < 2^(w+2), e·2^u < 2^127.
-HD void split(const hepa_bp_dev_field &f, u128 P, i128 &h, i128 &l) {
-    const u128 e0 = P >> f.w;
-    const i128 mask = ((i128)1 << f.w) - 1;
-    const i128 eu = (i128)(e0 << f.u);
-    i128 v = (i128)P & mask;
-    v = f.sign > 0 ? v - eu : v + eu;
-    i128 q = (i128)e0;
-    for (unsigned round = 1; round < f.split_rounds; ++round) {
-        const i128 e = v >> f.w;
-        const i128 s = shl(e, f.u);
-        v = (v & mask) + (f.sign > 0 ? -s : s);
-        q += e;
-    }
-    h = q;
-    l = v;
-}
-
-// z = canonical form of L - c (mod p), where z holds k digits in [0, r) with value L and
-// c in [-2, 2] is a carry out of the top digit (c·r^k ≡ -c). The host's bp_fold_small.
-template <int K>
-HD void fold_small(const hepa_bp_dev_field &f, uint64_t (&z)[K], int c) {
-    const uint64_t r = f.r;
-    if (c > 0) {
-        bool small = z[0] < (uint64_t)c; // L < c ?
-#pragma unroll
-        for (int m = 1; m < K; ++m) small = small && z[m] == 0;
-        if (small) { // L - c in {-2, -1}: + p = r^k + 1 gives r^k - 1 or r^k
-            if (z[0] + 1 == (uint64_t)c) {
-#pragma unroll
-                for (int m = 0; m + 1 < K; ++m) z[m] = 0; // r^k = p - 1, the special form
-                z[K - 1] = r;
-            } else {
-#pragma unroll
-                for (int m = 0; m < K; ++m) z[m] = r - 1; // r^k - 1 = p - 2
-            }
-            return;
-        }
-        uint64_t b = (uint64_t)c; // borrow chain; stops below the top since L >= c
-#pragma unroll
-        for (int m = 0; m < K; ++m) {
-            if (b) {
-                if (z[m] >= b) {
-                    z[m] -= b;
-                    b = 0;
-                } else {
-                    z[m] = z[m] + (r - b);
-                    b = 1;
-                }
-            }
-        }
-    } else if (c < 0) {
-        uint64_t a = (uint64_t)(-c); // carry chain
-#pragma unroll
-        for (int m = 0; m < K; ++m) {
-            if (a) {
-                if (z[m] < r - a) {
-                    z[m] += a;
-                    a = 0;
-                } else {
-                    z[m] -= r - a;
-                    a = 1;
-                }
-            }
-        }
-        if (a) { // carried out: r^k + L' with L' = z[0] in {0, 1}, ≡ L' - 1
-            if (z[0] == 0)
-                z[K - 1] = r;
-            else
-                z[0] = 0;
-        }
-    }
-}
-
-// z = canonical form of Σ t_m·r^m (mod p), |t_m| < 2^120 (t is overwritten). The host's
-// bp_normalize.
-template <int K>
-HD void normalize(const hepa_bp_dev_field &f, uint64_t (&z)[K], i128 (&t)[K]) {
-    i128 c;
-    for (;;) {
-        c = 0;
-#pragma unroll
-        for (int m = 0; m < K; ++m) {
-            uint64_t d;
-            c = divrem(f, t[m] + c, d);
-            t[m] = d;
-        }
-        if (c >= -2 && c <= 2) break;
-        t[0] -= c;
-    }
-#pragma unroll
-    for (int m = 0; m < K; ++m) z[m] = (uint64_t)t[m];
-    fold_small<K>(f, z, (int)c);
-}
+using namespace hepa_bp;
 
 enum Op { OP_ADD, OP_SUB, OP_NEG, OP_RPOW };
 
@@ -209,105 +63,6 @@ HD void elem_linear(const hepa_bp_dev_field &f, uint64_t *z, const uint64_t *x,
     for (int m = 0; m < K; ++m) z[j + (size_t)m * n] = out[m];
 }
 
-// out = x·y, the digits of y in registers (b), those of x read one at a time through xd(i)
-// (a digit loader: global memory for the element-wise kernel, the twiddle table for the FFT).
-template <int K, class XDigits>
-HD void mul_core(const hepa_bp_dev_field &f, uint64_t (&out)[K], const XDigits &xd,
-                 const uint64_t (&b)[K]) {
-    // Horner over the digits of x, from the top: t <- t·T + x_i·y (mod T^k + 1), where t·T moves
-    // every sum up one place and brings the top one back negated (T^k ≡ -1). The end result is
-    // the negacyclic schoolbook sum, term for term; a rolled loop over i (the digit x_i re-read
-    // from memory, coalesced) keeps the code k times smaller than unrolling both loops (compile
-    // time 6 s instead of 49 s per architecture) at the cost of k register moves per digit.
-    i128 t[K];
-#pragma unroll
-    for (int m = 0; m < K; ++m) t[m] = 0;
-#pragma unroll 1
-    for (int i = K - 1; i >= 0; --i) {
-        const i128 top = t[K - 1];
-#pragma unroll
-        for (int m = K - 1; m > 0; --m) t[m] = t[m - 1];
-        t[0] = -top;
-        const uint64_t a = xd(i);
-#pragma unroll
-        for (int m = 0; m < K; ++m) {
-            i128 h, l;
-            split(f, (u128)a * b[m], h, l); // l at T^m, h at T^(m+1)
-            t[m] += l;
-            if (m + 1 < K)
-                t[m + 1] += h;
-            else
-                t[0] -= h;
-        }
-    }
-    normalize<K>(f, out, t);
-}
-
-// out = x·y like mul_core, with fewer operations per digit product, for the fields with
-// w + u + log2 k <= 115 (mul_cols_ok; all the named ones): each 128-bit product x_i·y_j = ph·2^64
-// + pl goes whole into two signed column sums, L_c += ±pl and H_c += ±ph (c = i + j mod k, minus
-// past T^k), with no splitting; then 2^64 = 2^(64-w)·(r - sign·2^u) turns each column into digit
-// sums, t_c += L_c - sign·H_c·2^(64-w+u) and t_(c+1) += H_c·2^(64-w) (the top one wrapping
-// negated), |t_c| < k·2^(w+u+3) <= 2^119, and normalize divides by r exactly once per column.
-// Both loops unroll (the column index must be a compile-time register index).
-HD bool mul_cols_ok(const hepa_bp_dev_field &f) {
-    return f.w + f.u + (f.k == 8 ? 3u : 4u) <= 115u;
-}
-
-template <int K, class XDigits>
-HD void mul_cols(const hepa_bp_dev_field &f, uint64_t (&out)[K], const XDigits &xd,
-                 const uint64_t (&b)[K]) {
-    i128 L[K], H[K];
-#pragma unroll
-    for (int m = 0; m < K; ++m) L[m] = H[m] = 0;
-#pragma unroll
-    for (int i = 0; i < K; ++i) {
-        const uint64_t a = xd(i);
-#pragma unroll
-        for (int j = 0; j < K; ++j) {
-            const u128 P = (u128)a * b[j];
-            const i128 pl = (i128)(uint64_t)P, ph = (i128)(uint64_t)(P >> 64);
-            if (i + j < K) {
-                L[i + j] += pl;
-                H[i + j] += ph;
-            } else {
-                L[i + j - K] -= pl;
-                H[i + j - K] -= ph;
-            }
-        }
-    }
-    const unsigned s1 = 64 - f.w + f.u, s2 = 64 - f.w;
-    i128 t[K];
-#pragma unroll
-    for (int c = 0; c < K; ++c) t[c] = f.sign > 0 ? L[c] - shl(H[c], s1) : L[c] + shl(H[c], s1);
-#pragma unroll
-    for (int c = 0; c < K; ++c) {
-        const i128 h = shl(H[c], s2);
-        if (c + 1 < K)
-            t[c + 1] += h;
-        else
-            t[0] -= h;
-    }
-    normalize<K>(f, out, t);
-}
-
-// The twiddle multiply of the FFT: mul_cols where its bounds hold, else mul_core.
-template <int K, class XDigits>
-HD void mul_tw(const hepa_bp_dev_field &f, uint64_t (&out)[K], const XDigits &xd,
-               const uint64_t (&b)[K]) {
-    if (mul_cols_ok(f))
-        mul_cols<K>(f, out, xd, b);
-    else
-        mul_core<K>(f, out, xd, b);
-}
-
-// Digit i of element j of a digit-major vector of n elements.
-struct DigitsAt {
-    const uint64_t *x;
-    size_t j, n;
-    HD uint64_t operator()(int i) const { return x[j + (size_t)i * n]; }
-};
-
 // Element j of z = x·y.
 template <int K>
 HD void elem_mul(const hepa_bp_dev_field &f, uint64_t *z, const uint64_t *x, const uint64_t *y,
@@ -316,7 +71,7 @@ HD void elem_mul(const hepa_bp_dev_field &f, uint64_t *z, const uint64_t *x, con
 #pragma unroll
     for (int m = 0; m < K; ++m) b[m] = y[j + (size_t)m * n];
     uint64_t out[K];
-    mul_core<K>(f, out, DigitsAt{x, j, n}, b);
+    mul_tw<K>(f, out, DigitsAt{x, j, n}, b);
 #pragma unroll
     for (int m = 0; m < K; ++m) z[j + (size_t)m * n] = out[m];
 }
@@ -470,6 +225,9 @@ struct FftLevel {
     unsigned tw_shift;   // ω_M^i is table entry i << tw_shift (= i·N/M)
     int scaled;          // the table includes N^(-1): multiply every element, even by entry 0
     int inverse;
+    const uint64_t *pre; // first level only, or NULL: multiply input element i by pre[i] first
+                         // (digit-major, N elements): the negacyclic twist or, for an inverse,
+                         // the other factor of a pointwise product
 };
 
 // The first half of a level, for thread t of block `block` (blockDim bt): load, twiddle, store
@@ -486,6 +244,12 @@ HD void fft_input(const hepa_bp_dev_field &f, const uint64_t *x, const FftLevel 
     uint64_t b[KD];
 #pragma unroll
     for (int m = 0; m < KD; ++m) b[m] = x[src + (size_t)m * N];
+    if (L.pre) {
+        uint64_t t2[KD];
+        mul_tw<KD>(f, t2, DigitsAt{L.pre, src, N}, b);
+#pragma unroll
+        for (int m = 0; m < KD; ++m) b[m] = t2[m];
+    }
     const size_t e = (size_t)s * (j & (Ns - 1));
     const size_t i = L.lgNs ? e & (((size_t)1 << L.lgMK) - 1) : 0;
     if (L.scaled || i != 0) {
@@ -616,38 +380,48 @@ unsigned fft_plan(FftLevel *lv, size_t N, int inverse, const uint64_t *T, const 
         L.twn = Tn;
         L.tw_shift = lgN - lgM;
         L.inverse = inverse;
+        L.pre = NULL;
         lgNs += L.lgR;
     }
     return levels;
 }
 
-// The device part of hepa_bp_dev_fft, after the checks: N >= 2 a power of two, seeds uploaded
-// on the device, workspace carved (blocks < 2^31: N <= 2^38). Enqueues the twiddle kernel and
-// the levels; the levels ping-pong between d_x and scratch so that the last one writes d_x (in
-// place when the number of levels is odd).
+// Enqueues the twiddle kernel: T[i] (and Ts[i] when Ts) for i < Tn from the device seeds.
 template <int KD>
-void fft_enqueue(const hepa_bp_dev_field &df, uint64_t *d_x, uint64_t *scratch, size_t N,
-                 int inverse, uint64_t *T, uint64_t *Ts, const uint64_t *seeds, size_t S,
-                 size_t Tn, unsigned lgB, size_t H, cudaStream_t st) {
-    {
-        const unsigned threads = 128;
-        const size_t want = (Tn + threads - 1) / threads;
-        const unsigned blocks = (unsigned)(want < 65536 ? want : 65536);
-        bp_fft_twiddle_kernel<KD><<<blocks, threads, 0, st>>>(df, T, Ts, seeds, S, Tn, lgB, H);
-    }
+void tables_enqueue(const hepa_bp_dev_field &df, uint64_t *T, uint64_t *Ts, const uint64_t *seeds,
+                    size_t S, size_t Tn, unsigned lgB, size_t H, cudaStream_t st) {
+    const unsigned threads = 128;
+    const size_t want = (Tn + threads - 1) / threads;
+    const unsigned blocks = (unsigned)(want < 65536 ? want : 65536);
+    bp_fft_twiddle_kernel<KD><<<blocks, threads, 0, st>>>(df, T, Ts, seeds, S, Tn, lgB, H);
+}
+
+// The levels of an FFT of size N >= 2 (a power of two, N <= 2^38 so blocks < 2^31), reading
+// src and ending in dst (src == dst: in place), with tables T, Ts of Tn elements and the
+// optional first-level factor pre. The levels ping-pong between dst and scratch, arranged so
+// that the last one writes dst. Level 0 reads src and writes scratch (dst when it is the only
+// level), so src is never written unless src == dst; only the last level may read and write the
+// same vector (it touches the same positions of each group). scratch: N elements, unused when
+// there is one level.
+template <int KD>
+void fft_levels(const hepa_bp_dev_field &df, uint64_t *dst, const uint64_t *src,
+                uint64_t *scratch, size_t N, int inverse, const uint64_t *T, const uint64_t *Ts,
+                size_t Tn, const uint64_t *pre, cudaStream_t st) {
     FftLevel lv[64];
     const unsigned levels = fft_plan<KD>(lv, N, inverse, T, Ts, Tn);
-    uint64_t *cur = d_x, *oth = scratch;
+    lv[0].pre = pre;
+    const uint64_t *cur = src;
+    uint64_t *oth = scratch;
     for (unsigned li = 0; li < levels; ++li) {
         const int last = li + 1 == levels;
-        uint64_t *dst = last ? d_x : oth;
+        uint64_t *to = last ? dst : oth;
         const unsigned threads = 1u << (lv[li].lgJ + lv[li].lgR);
         const size_t blocks = (N >> lv[li].lgR) >> lv[li].lgJ;
         bp_fft_level_kernel<KD><<<(unsigned)blocks, threads, threads * KD * sizeof(uint64_t), st>>>(
-            df, dst, cur, lv[li]);
+            df, to, cur, lv[li]);
         if (!last) {
-            oth = cur;
-            cur = dst;
+            oth = to == scratch ? dst : scratch;
+            cur = to;
         }
     }
 }
@@ -686,16 +460,17 @@ void seed_mul(const hepa_bp_dev_field &df, const hepa_bp_field *f, uint64_t *z, 
         seed_mul_k<16>(df, f, z, x, y);
 }
 
-hepa_status fft_seeds(const hepa_bp_field *f, size_t N, int inverse, FftSeeds *out) {
+// Seeds for T[i] = w^i (i < Tn, a power of two) and, when scale is not NULL, Ts[i] = scale·w^i:
+// lo[l] = w^l (l < B), hi[h] = w^(B·h), his[h] = scale·w^(B·h) (h < H = Tn/B), B ~ sqrt(Tn).
+hepa_status power_seeds(const hepa_bp_field *f, const uint64_t *w, const uint64_t *scale,
+                        size_t Tn, FftSeeds *out) {
     const unsigned k = hepa_bp_field_k(f);
     hepa_bp_dev_field df;
     hepa_status s = hepa_bp_dev_field_init(f, &df);
     if (s != HEPA_OK) return s;
-    const unsigned lgN = log2_of(N), lgK = log2_of(2 * (size_t)k);
-    const size_t Tn = lgN > lgK ? N >> lgK : 1;
     const unsigned lgTn = log2_of(Tn), lgB = (lgTn + 1) / 2;
     const size_t B = (size_t)1 << lgB, H = Tn >> lgB;
-    const size_t S = B + H * (inverse ? 2 : 1);
+    const size_t S = B + H * (scale ? 2 : 1);
     uint64_t *em = (uint64_t *)malloc(S * k * sizeof *em); // element-major seeds
     uint64_t *hs = (uint64_t *)malloc(S * k * sizeof *hs); // digit-major, for the copy
     if (!em || !hs) {
@@ -703,14 +478,7 @@ hepa_status fft_seeds(const hepa_bp_field *f, size_t N, int inverse, FftSeeds *o
         free(hs);
         return HEPA_ERR_OUT_OF_MEMORY;
     }
-    uint64_t w[HEPA_BP_MAX_K], wB[HEPA_BP_MAX_K], ninv[HEPA_BP_MAX_K];
-    s = hepa_bp_root_of_unity(f, w, N);
-    if (s != HEPA_OK) {
-        free(em);
-        free(hs);
-        return s;
-    }
-    if (inverse) _hepa_bp_inv(f, w, w);
+    uint64_t wB[HEPA_BP_MAX_K];
     uint64_t *lo = em, *hi = em + B * k, *his = em + (B + H) * k;
     memset(lo, 0, k * sizeof *lo);
     lo[0] = 1;
@@ -719,20 +487,8 @@ hepa_status fft_seeds(const hepa_bp_field *f, size_t N, int inverse, FftSeeds *o
     memset(hi, 0, k * sizeof *hi);
     hi[0] = 1;
     for (size_t h = 1; h < H; ++h) seed_mul(df, f, hi + h * k, hi + (h - 1) * k, wB);
-    if (inverse) {
-        mpz_t nz;
-        mpz_init(nz);
-        mpz_import(nz, 1, -1, sizeof N, 0, 0, &N);
-        s = hepa_bp_from_mpz(f, ninv, nz);
-        mpz_clear(nz);
-        if (s != HEPA_OK) {
-            free(em);
-            free(hs);
-            return s;
-        }
-        _hepa_bp_inv(f, ninv, ninv);
-        for (size_t h = 0; h < H; ++h) seed_mul(df, f, his + h * k, hi + h * k, ninv);
-    }
+    if (scale)
+        for (size_t h = 0; h < H; ++h) seed_mul(df, f, his + h * k, hi + h * k, scale);
     for (size_t e = 0; e < S; ++e)
         for (unsigned m = 0; m < k; ++m) hs[e + (size_t)m * S] = em[e * k + m];
     free(em);
@@ -742,6 +498,34 @@ hepa_status fft_seeds(const hepa_bp_field *f, size_t N, int inverse, FftSeeds *o
     out->H = H;
     out->lgB = lgB;
     return HEPA_OK;
+}
+
+// *ninv = N^(-1) (k words).
+hepa_status inverse_of_n(const hepa_bp_field *f, size_t N, uint64_t *ninv) {
+    mpz_t nz;
+    mpz_init(nz);
+    mpz_import(nz, 1, -1, sizeof N, 0, 0, &N);
+    const hepa_status s = hepa_bp_from_mpz(f, ninv, nz);
+    mpz_clear(nz);
+    if (s != HEPA_OK) return s;
+    _hepa_bp_inv(f, ninv, ninv);
+    return HEPA_OK;
+}
+
+// The twiddle seeds of an FFT of size N >= 2: T[i] = ω^i (ω^(-i) for the inverse) for
+// i < Tn = max(N/K, 1), and for the inverse Ts[i] = N^(-1)·ω^(-i).
+hepa_status fft_seeds(const hepa_bp_field *f, size_t N, int inverse, FftSeeds *out) {
+    const unsigned k = hepa_bp_field_k(f);
+    const unsigned lgN = log2_of(N), lgK = log2_of(2 * (size_t)k);
+    const size_t Tn = lgN > lgK ? N >> lgK : 1;
+    uint64_t w[HEPA_BP_MAX_K], ninv[HEPA_BP_MAX_K];
+    hepa_status s = hepa_bp_root_of_unity(f, w, N);
+    if (s != HEPA_OK) return s;
+    if (inverse) {
+        _hepa_bp_inv(f, w, w);
+        if ((s = inverse_of_n(f, N, ninv)) != HEPA_OK) return s;
+    }
+    return power_seeds(f, w, inverse ? ninv : NULL, Tn, out);
 }
 
 } // namespace
@@ -915,13 +699,224 @@ extern "C" hepa_status hepa_bp_dev_fft(const hepa_bp_field *f, uint64_t *d_x, si
         free(hs);
     }
     if (e == cudaSuccess) {
-        if (k == 8)
-            fft_enqueue<8>(df, d_x, scratch, N, inverse != 0, T, Ts, seeds, S, Tn, lgB, H, st);
-        else
-            fft_enqueue<16>(df, d_x, scratch, N, inverse != 0, T, Ts, seeds, S, Tn, lgB, H, st);
+        if (k == 8) {
+            tables_enqueue<8>(df, T, Ts, seeds, S, Tn, lgB, H, st);
+            fft_levels<8>(df, d_x, d_x, scratch, N, inverse != 0, T, Ts, Tn, NULL, st);
+        } else {
+            tables_enqueue<16>(df, T, Ts, seeds, S, Tn, lgB, H, st);
+            fft_levels<16>(df, d_x, d_x, scratch, N, inverse != 0, T, Ts, Tn, NULL, st);
+        }
         e = cudaGetLastError();
     }
     const cudaError_t e2 = cudaFreeAsync(ws, st);
     if (e == cudaSuccess) e = e2;
     return e == cudaSuccess ? HEPA_OK : _hepa_dev_status(e, "big-prime FFT");
+}
+
+// ---- FFT plans and polynomial products ------------------------------------------------------
+
+// Everything a size-N transform needs, built once (hepa/bigprime_cuda.h). All device arrays live
+// in one allocation, digit-major with their own element count as the digit stride.
+struct hepa_bp_dev_plan {
+    hepa_bp_dev_field df;
+    size_t N;
+    unsigned flags;
+    size_t Tn;                   // entries of T, Ti, Ts: max(N/K, 1)
+    void *ws;                    // the allocation
+    uint64_t *scratch;           // N elements (NULL when N <= K: one level)
+    uint64_t *A, *B;             // N elements each: the spectra of a product
+    uint64_t *T, *Ti, *Ts;       // ω^i, ω^(-i), N^(-1)·ω^(-i)
+    uint64_t *tw, *utw;          // ψ^i, ψ^(-i) (i < N, ψ^N = -1): NEGACYCLIC plans only
+};
+
+namespace {
+
+// Builds table(s) T[i] = w^i (and Ts[i] = scale·w^i) for i < Tn on stream st, synchronously
+// (plan creation only): host seeds, a temporary device copy of them, the twiddle kernel.
+hepa_status build_powers(const hepa_bp_field *f, const hepa_bp_dev_field &df, const uint64_t *w,
+                         const uint64_t *scale, size_t Tn, uint64_t *T, uint64_t *Ts,
+                         cudaStream_t st) {
+    FftSeeds sd;
+    hepa_status s = power_seeds(f, w, scale, Tn, &sd);
+    if (s != HEPA_OK) return s;
+    void *d = NULL;
+    cudaError_t e = cudaMalloc(&d, sd.S * df.k * sizeof(uint64_t));
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(d, sd.hs, sd.S * df.k * sizeof(uint64_t), cudaMemcpyHostToDevice, st);
+    if (e == cudaSuccess) {
+        if (df.k == 8)
+            tables_enqueue<8>(df, T, Ts, (const uint64_t *)d, sd.S, Tn, sd.lgB, sd.H, st);
+        else
+            tables_enqueue<16>(df, T, Ts, (const uint64_t *)d, sd.S, Tn, sd.lgB, sd.H, st);
+        e = cudaGetLastError();
+    }
+    const cudaError_t e2 = cudaStreamSynchronize(st);
+    if (e == cudaSuccess) e = e2;
+    if (d) (void)cudaFree(d);
+    free(sd.hs);
+    return e == cudaSuccess ? HEPA_OK : _hepa_dev_status(e, "big-prime plan tables");
+}
+
+template <int KD>
+void plan_transform(const hepa_bp_dev_plan *p, uint64_t *out, const uint64_t *in, int inverse,
+                    const uint64_t *pre, cudaStream_t st) {
+    fft_levels<KD>(p->df, out, in, p->scratch, p->N, inverse, inverse ? p->Ti : p->T, p->Ts,
+                   p->Tn, pre, st);
+}
+
+template <int KD>
+void plan_poly_mul(const hepa_bp_dev_plan *p, uint64_t *z, const uint64_t *x, const uint64_t *y,
+                   int negacyclic, cudaStream_t st) {
+    const uint64_t *twist = negacyclic ? p->tw : NULL;
+    plan_transform<KD>(p, p->A, x, 0, twist, st); // A = FFT(x ⊙ ψ^i)
+    const uint64_t *Bv = p->A;
+    if (y != x) {
+        plan_transform<KD>(p, p->B, y, 0, twist, st);
+        Bv = p->B;
+    }
+    plan_transform<KD>(p, z, p->A, 1, Bv, st); // z = FFT^(-1)(A ⊙ B), the product in level 0
+    if (negacyclic) launch_k<KD>(K_MUL, p->df, z, p->utw, z, p->N, 0, st);
+}
+
+hepa_status plan_checks(const hepa_bp_dev_plan *p, const void *a, const void *b, const void *c) {
+    if (!p || !a || !b || !c) return HEPA_ERR_INVALID_ARGUMENT;
+    hepa_status s;
+    if ((s = check_device_ptr(a, "output")) != HEPA_OK) return s;
+    if (b != a && (s = check_device_ptr(b, "input")) != HEPA_OK) return s;
+    if (c != a && c != b && (s = check_device_ptr(c, "input y")) != HEPA_OK) return s;
+    return HEPA_OK;
+}
+
+} // namespace
+
+extern "C" hepa_status hepa_bp_dev_plan_create(hepa_bp_dev_plan **out, const hepa_bp_field *f,
+                                               size_t N, unsigned flags) {
+    if (!out || !f) return HEPA_ERR_INVALID_ARGUMENT;
+    if (flags & ~(unsigned)HEPA_BP_PLAN_NEGACYCLIC) return HEPA_ERR_INVALID_ARGUMENT;
+    hepa_bp_dev_field df;
+    hepa_status s = hepa_bp_dev_field_init(f, &df);
+    if (s != HEPA_OK) return s;
+    if (N == 0 || (N & (N - 1))) return HEPA_ERR_INVALID_ARGUMENT;
+    const int neg = (flags & HEPA_BP_PLAN_NEGACYCLIC) != 0;
+    const unsigned lgN = log2_of(N), k = df.k, lgK = log2_of(2 * (size_t)k);
+    if (lgN + (neg ? 1 : 0) > hepa_bp_field_v2(f) || lgN > 38) return HEPA_ERR_UNSUPPORTED;
+    size_t words;
+    if (!words_of(N, k, &words) || N > SIZE_MAX / 8 / sizeof(uint64_t) / k)
+        return HEPA_ERR_INVALID_ARGUMENT;
+    {
+        int dev_count = 0;
+        if (cudaGetDeviceCount(&dev_count) != cudaSuccess || dev_count == 0) {
+            (void)cudaGetLastError();
+            return HEPA_ERR_NO_DEVICE;
+        }
+    }
+    hepa_bp_dev_plan *p = (hepa_bp_dev_plan *)calloc(1, sizeof *p);
+    if (!p) return HEPA_ERR_OUT_OF_MEMORY;
+    p->df = df;
+    p->N = N;
+    p->flags = flags;
+    p->Tn = lgN > lgK ? N >> lgK : 1;
+    const size_t scratch_n = lgN > lgK ? N : 0, Tn = p->Tn;
+    const size_t total = scratch_n + 2 * N + 3 * Tn + (neg ? 2 * N : 0); // elements
+    cudaError_t e = cudaMalloc(&p->ws, total * k * sizeof(uint64_t));
+    if (e != cudaSuccess) {
+        s = _hepa_dev_status(e, "cudaMalloc (big-prime plan)");
+        (void)cudaGetLastError();
+        free(p);
+        return s;
+    }
+    uint64_t *cur = (uint64_t *)p->ws;
+    auto carve = [&](size_t n) {
+        uint64_t *r = n ? cur : NULL;
+        cur += n * k;
+        return r;
+    };
+    p->scratch = carve(scratch_n);
+    p->A = carve(N);
+    p->B = carve(N);
+    p->T = carve(Tn);
+    p->Ti = carve(Tn);
+    p->Ts = carve(Tn);
+    p->tw = carve(neg ? N : 0);
+    p->utw = carve(neg ? N : 0);
+
+    cudaStream_t st;
+    if ((e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)) != cudaSuccess) {
+        s = _hepa_dev_status(e, "cudaStreamCreate (big-prime plan)");
+        hepa_bp_dev_plan_destroy(p);
+        return s;
+    }
+    uint64_t w[HEPA_BP_MAX_K], wi[HEPA_BP_MAX_K], ninv[HEPA_BP_MAX_K];
+    s = hepa_bp_root_of_unity(f, w, N);
+    if (s == HEPA_OK) {
+        _hepa_bp_inv(f, wi, w);
+        s = inverse_of_n(f, N, ninv);
+    }
+    if (s == HEPA_OK) s = build_powers(f, df, w, NULL, Tn, p->T, NULL, st);
+    if (s == HEPA_OK) s = build_powers(f, df, wi, ninv, Tn, p->Ti, p->Ts, st);
+    if (s == HEPA_OK && neg) {
+        uint64_t psi[HEPA_BP_MAX_K], psii[HEPA_BP_MAX_K];
+        s = hepa_bp_root_of_unity(f, psi, 2 * N);
+        if (s == HEPA_OK) {
+            _hepa_bp_inv(f, psii, psi);
+            s = build_powers(f, df, psi, NULL, N, p->tw, NULL, st);
+        }
+        if (s == HEPA_OK) s = build_powers(f, df, psii, NULL, N, p->utw, NULL, st);
+    }
+    (void)cudaStreamDestroy(st);
+    if (s != HEPA_OK) {
+        hepa_bp_dev_plan_destroy(p);
+        return s;
+    }
+    *out = p;
+    return HEPA_OK;
+}
+
+extern "C" void hepa_bp_dev_plan_destroy(hepa_bp_dev_plan *plan) {
+    if (!plan) return;
+    if (plan->ws) (void)cudaFree(plan->ws);
+    free(plan);
+}
+
+extern "C" size_t hepa_bp_dev_plan_size(const hepa_bp_dev_plan *plan) {
+    return plan ? plan->N : 0;
+}
+
+extern "C" hepa_status hepa_bp_dev_plan_fft(const hepa_bp_dev_plan *plan, uint64_t *d_out,
+                                            const uint64_t *d_in, int inverse, void *stream) {
+    hepa_status s = plan_checks(plan, d_out, d_in, d_in);
+    if (s != HEPA_OK) return s;
+    cudaStream_t st = (cudaStream_t)stream;
+    const size_t N = plan->N;
+    if (N == 1) { // X_0 = x_0 both ways
+        if (d_out == d_in) return HEPA_OK;
+        return _hepa_dev_status(cudaMemcpyAsync(d_out, d_in, plan->df.k * sizeof(uint64_t),
+                                                cudaMemcpyDeviceToDevice, st),
+                                "big-prime plan FFT copy");
+    }
+    if (plan->df.k == 8)
+        plan_transform<8>(plan, d_out, d_in, inverse != 0, NULL, st);
+    else
+        plan_transform<16>(plan, d_out, d_in, inverse != 0, NULL, st);
+    return _hepa_dev_status(cudaGetLastError(), "big-prime plan FFT");
+}
+
+extern "C" hepa_status hepa_bp_dev_poly_mul(const hepa_bp_dev_plan *plan, uint64_t *d_z,
+                                            const uint64_t *d_x, const uint64_t *d_y,
+                                            int negacyclic, void *stream) {
+    hepa_status s = plan_checks(plan, d_z, d_x, d_y);
+    if (s != HEPA_OK) return s;
+    if (negacyclic && !(plan->flags & HEPA_BP_PLAN_NEGACYCLIC)) {
+        _hepa_set_error_message("negacyclic product on a plan made without "
+                                "HEPA_BP_PLAN_NEGACYCLIC");
+        return HEPA_ERR_INVALID_ARGUMENT;
+    }
+    cudaStream_t st = (cudaStream_t)stream;
+    if (plan->N == 1) // x^1 - 1 and x^1 + 1 both leave the constant product
+        return launch(K_MUL, plan->df, d_z, d_x, d_y, 1, 0, stream);
+    if (plan->df.k == 8)
+        plan_poly_mul<8>(plan, d_z, d_x, d_y, negacyclic != 0, st);
+    else
+        plan_poly_mul<16>(plan, d_z, d_x, d_y, negacyclic != 0, st);
+    return _hepa_dev_status(cudaGetLastError(), "big-prime polynomial product");
 }

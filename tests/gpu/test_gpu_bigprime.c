@@ -2,7 +2,10 @@
  * against the host raw functions (_hepa_bp_add, _hepa_bp_sub, _hepa_bp_neg, _hepa_bp_mul,
  * _hepa_bp_mul_rpow), digit for digit; and the device FFT (hepa_bp_dev_fft) against the host
  * reference hepa_bp_fft (N <= 2^16 for P3, 2^15 for P4, both directions, random + boundary
- * inputs, mixed sizes K^e·2^f) and against its own inverse at N up to 2^20.
+ * inputs, mixed sizes K^e·2^f) and against its own inverse at N up to 2^20; the FFT plans'
+ * transforms and polynomial products (cyclic, negacyclic) and the RNS route's products against
+ * the host hepa_bp_fft / hepa_bp_poly_mul, and the two product routes against each other up to
+ * N = 2^17.
  *
  * Inputs: random elements (digits uniform or drawn from {0, 1, r-1, r-2}, sometimes p - 1) with
  * the boundary elements (0, 1, 2, p-1, p-2 = all digits r-1, p-3, r^i, r^i - 1, p - r^i,
@@ -786,6 +789,292 @@ Test(gpu_bigprime, fft_bad_input) {
     tf_clear(&t32);
     tf_clear(&t64);
     tf_clear(&t4);
+}
+
+/* ---- plans, polynomial products, the RNS route ------------------------------------------------ */
+
+static unsigned lg(size_t N) {
+    unsigned l = 0;
+    while (((size_t)1 << l) < N) ++l;
+    return l;
+}
+
+/* d (N elements) downloaded into a poisoned host buffer and compared with want. */
+static void expect_dev(const tfield *t, const uint64_t *d, const uint64_t *want, size_t N,
+                       const char *what, size_t Nc, int neg) {
+    const size_t words = N * t->k;
+    uint64_t *got = test_alloc(words);
+    hpoison(got, words);
+    T_OK(hepa_bp_dev_download(t->f, got, d, N, NULL));
+    T_ARRAY_EQ(got, want, words, "%s %s N=%zu negacyclic=%d", t->name, what, Nc, neg);
+    free(got);
+}
+
+/* For each N: the plan's products (cyclic, and negacyclic where 2N | 2^v2) against the host
+ * hepa_bp_poly_mul, outputs poisoned; the same through the RNS route (negacyclic, N >= 16);
+ * the aliased forms z = x·y with z == x, and x == y (a square); the plan's FFT out of place
+ * (input unchanged) and in place against hepa_bp_fft. */
+static void check_products(int which, const size_t *Ns, size_t nN, int with_rns) {
+    test_rng rng;
+    test_rng_init(&rng);
+    tfield t;
+    tf_init(&t, which);
+    uint64_t *B = test_alloc(BMAX * t.k);
+    const size_t nb = boundary(&t, B);
+    for (size_t c = 0; c < nN; ++c) {
+        const size_t N = Ns[c], words = N * t.k;
+        const int neg_ok = lg(N) + 1 <= hepa_bp_field_v2(t.f);
+        hepa_bp_dev_plan *plan = NULL;
+        T_OK(hepa_bp_dev_plan_create(&plan, t.f, N, neg_ok ? HEPA_BP_PLAN_NEGACYCLIC : 0));
+        cr_assert_eq(hepa_bp_dev_plan_size(plan), N);
+        hepa_bp_rns_plan *rp = NULL;
+        if (with_rns && neg_ok && N >= 16) T_OK(hepa_bp_rns_plan_create(&rp, t.f, N));
+        uint64_t *x = test_alloc(words), *y = test_alloc(words), *want = test_alloc(words);
+        uint64_t *dx = dalloc(words), *dy = dalloc(words), *dz = dalloc(words);
+        for (int neg = 0; neg <= neg_ok; ++neg) {
+            fill(&t, &rng, x, N, B, nb, 0);
+            fill(&t, &rng, y, N, B, nb, 7);
+            T_OK(hepa_bp_poly_mul(t.f, want, x, y, N, neg));
+            T_OK(hepa_bp_dev_upload(t.f, dx, x, N, NULL));
+            T_OK(hepa_bp_dev_upload(t.f, dy, y, N, NULL));
+            dpoison(dz, words);
+            T_OK(hepa_bp_dev_poly_mul(plan, dz, dx, dy, neg, NULL));
+            expect_dev(&t, dz, want, N, "plan product", N, neg);
+            if (neg && rp) {
+                dpoison(dz, words);
+                T_OK(hepa_bp_rns_poly_mul(rp, dz, dx, dy, NULL));
+                expect_dev(&t, dz, want, N, "RNS product", N, neg);
+            }
+            /* inputs untouched */
+            expect_dev(&t, dx, x, N, "product input x", N, neg);
+            expect_dev(&t, dy, y, N, "product input y", N, neg);
+            /* z == x */
+            T_OK(hepa_bp_dev_poly_mul(plan, dx, dx, dy, neg, NULL));
+            expect_dev(&t, dx, want, N, "plan product z == x", N, neg);
+            if (neg && rp) {
+                T_OK(hepa_bp_dev_upload(t.f, dx, x, N, NULL));
+                T_OK(hepa_bp_rns_poly_mul(rp, dy, dx, dy, NULL)); /* z == y */
+                expect_dev(&t, dy, want, N, "RNS product z == y", N, neg);
+                T_OK(hepa_bp_dev_upload(t.f, dy, y, N, NULL));
+            }
+            /* squares: x == y */
+            T_OK(hepa_bp_poly_mul(t.f, want, y, y, N, neg));
+            dpoison(dz, words);
+            T_OK(hepa_bp_dev_poly_mul(plan, dz, dy, dy, neg, NULL));
+            expect_dev(&t, dz, want, N, "plan square", N, neg);
+            if (neg && rp) {
+                dpoison(dz, words);
+                T_OK(hepa_bp_rns_poly_mul(rp, dz, dy, dy, NULL));
+                expect_dev(&t, dz, want, N, "RNS square", N, neg);
+            }
+        }
+        /* the plan's FFT: out of place (input kept) and in place, both directions */
+        for (int inv = 0; inv < 2; ++inv) {
+            fill(&t, &rng, x, N, B, nb, 2);
+            memcpy(want, x, words * sizeof *x);
+            T_OK(hepa_bp_fft(t.f, want, N, inv));
+            T_OK(hepa_bp_dev_upload(t.f, dx, x, N, NULL));
+            dpoison(dz, words);
+            T_OK(hepa_bp_dev_plan_fft(plan, dz, dx, inv, NULL));
+            expect_dev(&t, dz, want, N, "plan fft out of place", N, inv);
+            expect_dev(&t, dx, x, N, "plan fft input", N, inv);
+            T_OK(hepa_bp_dev_plan_fft(plan, dx, dx, inv, NULL));
+            expect_dev(&t, dx, want, N, "plan fft in place", N, inv);
+        }
+        cudaFree(dx);
+        cudaFree(dy);
+        cudaFree(dz);
+        free(x);
+        free(y);
+        free(want);
+        hepa_bp_rns_plan_destroy(rp);
+        hepa_bp_dev_plan_destroy(plan);
+    }
+    free(B);
+    tf_clear(&t);
+}
+
+Test(gpu_bigprime, products_P3_vs_host, .timeout = 600) {
+    const size_t Ns[] = {1, 2, 8, 16, 32, 64, 256, 512, 4096};
+    check_products(F_P3, Ns, test_quick() ? 8 : 9, 1);
+}
+
+Test(gpu_bigprime, products_P4_vs_host, .timeout = 600) {
+    const size_t Ns[] = {1, 2, 16, 32, 64, 1024, 2048};
+    check_products(F_P4, Ns, test_quick() ? 6 : 7, 1);
+}
+
+/* The other fields: p = 257 (v2 = 8: negacyclic up to N = 128, cyclic up to 256) and the rest. */
+Test(gpu_bigprime, products_other_fields_vs_host, .timeout = 600) {
+    const size_t Ns[] = {4, 16, 64, 256};
+    for (int w = F_W59_K8; w < F_SUPPORTED; ++w) check_products(w, Ns, 4, 1);
+}
+
+/* Large N: the FFT route against the RNS route (two independent computations; the host reference
+ * is too slow here) on random inputs and on the extreme ones, every coefficient p - 1 (the
+ * largest coefficients of the integer product, N·(p-1)^2 and (2 - N)·(p-1)^2, the bound the RNS
+ * route's prime count is chosen for). */
+static void check_routes_agree(int which, size_t N) {
+    test_rng rng;
+    test_rng_init(&rng);
+    tfield t;
+    tf_init(&t, which);
+    uint64_t *B = test_alloc(BMAX * t.k);
+    const size_t nb = boundary(&t, B), words = N * t.k;
+    hepa_bp_dev_plan *plan = NULL;
+    hepa_bp_rns_plan *rp = NULL;
+    T_OK(hepa_bp_dev_plan_create(&plan, t.f, N, HEPA_BP_PLAN_NEGACYCLIC));
+    T_OK(hepa_bp_rns_plan_create(&rp, t.f, N));
+    uint64_t *x = test_alloc(words), *y = test_alloc(words), *a = test_alloc(words),
+             *b = test_alloc(words);
+    uint64_t *dx = dalloc(words), *dy = dalloc(words), *dz = dalloc(words);
+    for (int mode = 0; mode < 2; ++mode) {
+        if (mode == 0) {
+            fill(&t, &rng, x, N, B, nb, 0);
+            fill(&t, &rng, y, N, B, nb, 5);
+        } else {
+            for (size_t j = 0; j < N; ++j) {
+                memcpy(x + j * t.k, B + 3 * t.k, t.k * sizeof *x); /* boundary #3 = p - 1 */
+                memcpy(y + j * t.k, B + 3 * t.k, t.k * sizeof *y);
+            }
+        }
+        T_OK(hepa_bp_dev_upload(t.f, dx, x, N, NULL));
+        T_OK(hepa_bp_dev_upload(t.f, dy, y, N, NULL));
+        dpoison(dz, words);
+        T_OK(hepa_bp_dev_poly_mul(plan, dz, dx, dy, 1, NULL));
+        hpoison(a, words);
+        T_OK(hepa_bp_dev_download(t.f, a, dz, N, NULL));
+        dpoison(dz, words);
+        T_OK(hepa_bp_rns_poly_mul(rp, dz, dx, dy, NULL));
+        hpoison(b, words);
+        T_OK(hepa_bp_dev_download(t.f, b, dz, N, NULL));
+        T_ARRAY_EQ(b, a, words, "%s RNS vs FFT route N=%zu mode=%d", t.name, N, mode);
+        for (size_t j = 0; j < N; ++j)
+            T_CHECK(hepa_bp_is_valid(t.f, a + j * t.k), "%s N=%zu: element %zu not canonical",
+                    t.name, N, j);
+        if (mode == 1) {
+            /* (p-1)^2 = 1: coefficient j of the negacyclic product of all-ones is
+             * (j + 1) - (N - 1 - j) = 2j + 2 - N (mod p) */
+            mpz_t v, e;
+            mpz_inits(v, e, NULL);
+            for (size_t j = 0; j < N; j += N / 8) {
+                mpz_set_si(e, (long)(2 * j + 2) - (long)N);
+                mpz_mod(e, e, t.p);
+                T_OK(hepa_bp_to_mpz(t.f, v, a + j * t.k));
+                cr_assert(mpz_cmp(v, e) == 0, "%s N=%zu all p-1: coefficient %zu wrong", t.name,
+                          N, j);
+            }
+            mpz_clears(v, e, NULL);
+        }
+    }
+    cudaFree(dx);
+    cudaFree(dy);
+    cudaFree(dz);
+    free(x);
+    free(y);
+    free(a);
+    free(b);
+    free(B);
+    hepa_bp_rns_plan_destroy(rp);
+    hepa_bp_dev_plan_destroy(plan);
+    tf_clear(&t);
+}
+
+Test(gpu_bigprime, routes_agree_large, .timeout = 600) {
+    const size_t N = test_quick() ? (size_t)1 << 12 : HEPA_RING_MAX_N;
+    check_routes_agree(F_P3, N);
+    check_routes_agree(F_P4, N);
+    check_routes_agree(F_M60_K16, (size_t)1 << 10);
+}
+
+/* The prime counts the header states: 17 (P3) and 33 (P4) at N = 2^16. */
+Test(gpu_bigprime, rns_prime_counts) {
+    tfield t3, t4;
+    tf_init(&t3, F_P3);
+    tf_init(&t4, F_P4);
+    hepa_bp_rns_plan *a = NULL, *b = NULL;
+    T_OK(hepa_bp_rns_plan_create(&a, t3.f, (size_t)1 << 16));
+    T_OK(hepa_bp_rns_plan_create(&b, t4.f, (size_t)1 << 16));
+    cr_assert_eq(hepa_bp_rns_plan_primes(a), 17);
+    cr_assert_eq(hepa_bp_rns_plan_primes(b), 33);
+    const uint64_t *q = hepa_bp_rns_plan_moduli(a);
+    for (size_t i = 0; i < 17; ++i) {
+        cr_assert(q[i] < HEPA_MODULUS_LIMIT && (q[i] - 1) % ((uint64_t)1 << 17) == 0);
+        if (i) cr_assert(q[i] < q[i - 1]);
+    }
+    hepa_bp_rns_plan_destroy(a);
+    hepa_bp_rns_plan_destroy(b);
+    tf_clear(&t3);
+    tf_clear(&t4);
+}
+
+/* Statuses of the plan and RNS calls; rejected calls leave the output untouched (poisoned). */
+Test(gpu_bigprime, products_bad_input) {
+    tfield t, t257, t32;
+    tf_init(&t, F_P3);
+    tf_init(&t257, F_R2_K8);
+    tf_init(&t32, F_W56_K32);
+    hepa_bp_dev_plan *plan = NULL, *cyc = NULL;
+    hepa_bp_rns_plan *rp = NULL;
+    T_STATUS(hepa_bp_dev_plan_create(NULL, t.f, 16, 0), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_dev_plan_create(&plan, NULL, 16, 0), HEPA_ERR_INVALID_ARGUMENT);
+    const size_t bad[] = {0, 3, 48, 1000};
+    for (int c = 0; c < 4; ++c)
+        T_STATUS(hepa_bp_dev_plan_create(&plan, t.f, bad[c], 0), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_dev_plan_create(&plan, t.f, 16, 2), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_dev_plan_create(&plan, t257.f, 512, 0), HEPA_ERR_UNSUPPORTED);
+    T_STATUS(hepa_bp_dev_plan_create(&plan, t257.f, 256, HEPA_BP_PLAN_NEGACYCLIC),
+             HEPA_ERR_UNSUPPORTED);
+    T_STATUS(hepa_bp_dev_plan_create(&plan, t32.f, 64, 0), HEPA_ERR_UNSUPPORTED);
+    T_STATUS(hepa_bp_dev_plan_create(&plan, t.f, (size_t)1 << 40, 0), HEPA_ERR_UNSUPPORTED);
+    cr_assert_null(plan, "a failed create wrote *plan");
+    T_STATUS(hepa_bp_rns_plan_create(NULL, t.f, 64), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_rns_plan_create(&rp, NULL, 64), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_rns_plan_create(&rp, t.f, 48), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_rns_plan_create(&rp, t.f, 8), HEPA_ERR_UNSUPPORTED);
+    T_STATUS(hepa_bp_rns_plan_create(&rp, t.f, HEPA_RING_MAX_N * 2), HEPA_ERR_UNSUPPORTED);
+    T_STATUS(hepa_bp_rns_plan_create(&rp, t32.f, 64), HEPA_ERR_UNSUPPORTED);
+    cr_assert_null(rp, "a failed create wrote *plan");
+    hepa_bp_dev_plan_destroy(NULL);
+    hepa_bp_rns_plan_destroy(NULL);
+    cr_assert_eq(hepa_bp_dev_plan_size(NULL), 0);
+    cr_assert_eq(hepa_bp_rns_plan_primes(NULL), 0);
+
+    const size_t N = 64, words = N * t.k;
+    T_OK(hepa_bp_dev_plan_create(&plan, t.f, N, HEPA_BP_PLAN_NEGACYCLIC));
+    T_OK(hepa_bp_dev_plan_create(&cyc, t.f, N, 0));
+    T_OK(hepa_bp_rns_plan_create(&rp, t.f, N));
+    uint64_t *dx = dalloc(words), *dz = dalloc(words), *h = test_alloc(words);
+    cr_assert_eq(cudaMemset(dx, 0, words * 8), cudaSuccess);
+    dpoison(dz, words);
+    T_STATUS(hepa_bp_dev_poly_mul(NULL, dz, dx, dx, 0, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_dev_poly_mul(plan, NULL, dx, dx, 0, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_dev_poly_mul(plan, dz, NULL, dx, 0, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_dev_poly_mul(plan, dz, dx, NULL, 1, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_dev_poly_mul(plan, h, dx, dx, 1, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_dev_poly_mul(plan, dz, h, dx, 1, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_dev_poly_mul(cyc, dz, dx, dx, 1, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_dev_plan_fft(NULL, dz, dx, 0, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_dev_plan_fft(plan, dz, NULL, 0, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_dev_plan_fft(plan, dz, h, 1, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_rns_poly_mul(NULL, dz, dx, dx, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_rns_poly_mul(rp, dz, NULL, dx, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_rns_poly_mul(rp, dz, dx, h, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_bp_rns_poly_mul(rp, h, dx, dx, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+    cr_assert(dpoisoned(dz, words), "a rejected call wrote the output");
+    /* the cyclic plan still does cyclic products */
+    T_OK(hepa_bp_dev_poly_mul(cyc, dz, dx, dx, 0, NULL));
+    cr_assert(!dpoisoned(dz, words));
+    cudaFree(dx);
+    cudaFree(dz);
+    free(h);
+    hepa_bp_rns_plan_destroy(rp);
+    hepa_bp_dev_plan_destroy(plan);
+    hepa_bp_dev_plan_destroy(cyc);
+    tf_clear(&t);
+    tf_clear(&t257);
+    tf_clear(&t32);
 }
 
 /* FFT timing at N = 2^20 (2^14 with HEPA_TEST_QUICK): each call timed alone with cudaEvents

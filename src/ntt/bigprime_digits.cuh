@@ -1,0 +1,263 @@
+// src/ntt/bigprime_digits.cuh — the digit arithmetic of the big prime field p = r^k + 1
+// (r = 2^w ± 2^u) shared by the device kernels (bigprime_cuda.cu, bigprime_rns_cuda.cu), compiled
+// for host and device alike, bit-exact with src/host/bigprime.c.
+//
+// Arithmetic, as on the host: each operation first forms k signed digit sums t_m with value
+// Σ t_m·r^m ≡ the result, then normalize<K> (the host's bp_normalize, line for line) makes the
+// canonical form: a signed carry chain in base r whose divisions by r are shift-and-subtract
+// rounds (r = 2^w ± 2^u: v = e·2^w + low = e·r ∓ e·2^u + low), the carry c out of the top
+// folded back as -c (r^k ≡ -1), then the last small carry by fold_small (the host's
+// bp_fold_small). The canonical form of a residue is unique, so any correct computation of the
+// digit sums gives the host's digits exactly.
+//
+// Multiplication: the negacyclic schoolbook product of the digit vectors (T^k ≡ -1), by Horner
+// over the digits of x (mul_core; mul_cols below is the faster column-sum variant). Each
+// 128-bit product P = x_i·y_j <= r^2 is split into P = h·r + l by split_rounds fixed rounds of the same
+// shift-and-subtract step — a fixed count (computed on the host from w, u, r) instead of the
+// host's loop "until l is in [0, r)", so that all threads run the same instructions: l is then
+// only bounded, |l| < 2^(w+2), and h <= r + 16. That is all the digit sums need: each t_m
+// collects 2k such terms (l at T^(i+j), h at T^(i+j+1), negated past T^k), |t_m| < 2^71, far
+// inside the 2^120 that normalize accepts; normalize then does the exact division.
+// 128-bit integers are __int128 (supported in device code by nvcc); v >> w on a negative value
+// is an arithmetic shift (floor), as with GCC on the host.
+#ifndef HEPA_SRC_NTT_BIGPRIME_DIGITS_CUH
+#define HEPA_SRC_NTT_BIGPRIME_DIGITS_CUH
+#include <stdint.h>
+
+#include "hepa/bigprime_cuda.h"
+
+namespace hepa_bp {
+
+typedef __int128 i128;
+typedef unsigned __int128 u128;
+
+// The digit arithmetic compiles for the host too (so it can be exercised without a GPU).
+#define HD __host__ __device__ __forceinline__
+
+// v · 2^s for a signed v, through unsigned arithmetic (a left shift of a negative value is
+// undefined in C++17; the bits are the same).
+HD i128 shl(i128 v, unsigned s) { return (i128)((u128)v << s); }
+
+// Floor division by r without dividing: returns q = floor(v / r), *rem = v - q·r in [0, r).
+// The host's bp_divrem; requires |v| < 2^127 - 2^(2w+1).
+HD i128 divrem(const hepa_bp_dev_field &f, i128 v, uint64_t &rem) {
+    const i128 r = (i128)f.r, mask = ((i128)1 << f.w) - 1;
+    i128 q = 0;
+    if (f.sign > 0) { // r > 2^w: every v in [0, r) is done
+        while (v < 0 || v >= r) {
+            const i128 e = v >> f.w;
+            v = (v & mask) - shl(e, f.u);
+            q += e;
+        }
+    } else { // r < 2^w: stop in [0, 2^w), then at most one r too many
+        while (v < 0 || v > mask) {
+            const i128 e = v >> f.w;
+            v = (v & mask) + shl(e, f.u);
+            q += e;
+        }
+        if (v >= r) {
+            v -= r;
+            ++q;
+        }
+    }
+    rem = (uint64_t)v;
+    return q;
+}
+
+// P = h·r + l for P <= r^2 (a digit product), |l| < 2^(w+2) (see the file comment). The first
+// round in unsigned arithmetic (P may not fit an i128): e < 2^(w+2), e·2^u < 2^127.
+HD void split(const hepa_bp_dev_field &f, u128 P, i128 &h, i128 &l) {
+    const u128 e0 = P >> f.w;
+    const i128 mask = ((i128)1 << f.w) - 1;
+    const i128 eu = (i128)(e0 << f.u);
+    i128 v = (i128)P & mask;
+    v = f.sign > 0 ? v - eu : v + eu;
+    i128 q = (i128)e0;
+    for (unsigned round = 1; round < f.split_rounds; ++round) {
+        const i128 e = v >> f.w;
+        const i128 s = shl(e, f.u);
+        v = (v & mask) + (f.sign > 0 ? -s : s);
+        q += e;
+    }
+    h = q;
+    l = v;
+}
+
+// z = canonical form of L - c (mod p), where z holds k digits in [0, r) with value L and
+// c in [-2, 2] is a carry out of the top digit (c·r^k ≡ -c). The host's bp_fold_small.
+template <int K>
+HD void fold_small(const hepa_bp_dev_field &f, uint64_t (&z)[K], int c) {
+    const uint64_t r = f.r;
+    if (c > 0) {
+        bool small = z[0] < (uint64_t)c; // L < c ?
+#pragma unroll
+        for (int m = 1; m < K; ++m) small = small && z[m] == 0;
+        if (small) { // L - c in {-2, -1}: + p = r^k + 1 gives r^k - 1 or r^k
+            if (z[0] + 1 == (uint64_t)c) {
+#pragma unroll
+                for (int m = 0; m + 1 < K; ++m) z[m] = 0; // r^k = p - 1, the special form
+                z[K - 1] = r;
+            } else {
+#pragma unroll
+                for (int m = 0; m < K; ++m) z[m] = r - 1; // r^k - 1 = p - 2
+            }
+            return;
+        }
+        uint64_t b = (uint64_t)c; // borrow chain; stops below the top since L >= c
+#pragma unroll
+        for (int m = 0; m < K; ++m) {
+            if (b) {
+                if (z[m] >= b) {
+                    z[m] -= b;
+                    b = 0;
+                } else {
+                    z[m] = z[m] + (r - b);
+                    b = 1;
+                }
+            }
+        }
+    } else if (c < 0) {
+        uint64_t a = (uint64_t)(-c); // carry chain
+#pragma unroll
+        for (int m = 0; m < K; ++m) {
+            if (a) {
+                if (z[m] < r - a) {
+                    z[m] += a;
+                    a = 0;
+                } else {
+                    z[m] -= r - a;
+                    a = 1;
+                }
+            }
+        }
+        if (a) { // carried out: r^k + L' with L' = z[0] in {0, 1}, ≡ L' - 1
+            if (z[0] == 0)
+                z[K - 1] = r;
+            else
+                z[0] = 0;
+        }
+    }
+}
+
+// z = canonical form of Σ t_m·r^m (mod p), |t_m| < 2^120 (t is overwritten). The host's
+// bp_normalize.
+template <int K>
+HD void normalize(const hepa_bp_dev_field &f, uint64_t (&z)[K], i128 (&t)[K]) {
+    i128 c;
+    for (;;) {
+        c = 0;
+#pragma unroll
+        for (int m = 0; m < K; ++m) {
+            uint64_t d;
+            c = divrem(f, t[m] + c, d);
+            t[m] = d;
+        }
+        if (c >= -2 && c <= 2) break;
+        t[0] -= c;
+    }
+#pragma unroll
+    for (int m = 0; m < K; ++m) z[m] = (uint64_t)t[m];
+    fold_small<K>(f, z, (int)c);
+}
+
+// out = x·y, the digits of y in registers (b), those of x read one at a time through xd(i)
+// (a digit loader: global memory for the element-wise kernel, the twiddle table for the FFT).
+template <int K, class XDigits>
+HD void mul_core(const hepa_bp_dev_field &f, uint64_t (&out)[K], const XDigits &xd,
+                 const uint64_t (&b)[K]) {
+    // Horner over the digits of x, from the top: t <- t·T + x_i·y (mod T^k + 1), where t·T moves
+    // every sum up one place and brings the top one back negated (T^k ≡ -1). The end result is
+    // the negacyclic schoolbook sum, term for term; a rolled loop over i (the digit x_i re-read
+    // from memory, coalesced) keeps the code k times smaller than unrolling both loops (compile
+    // time 6 s instead of 49 s per architecture) at the cost of k register moves per digit.
+    i128 t[K];
+#pragma unroll
+    for (int m = 0; m < K; ++m) t[m] = 0;
+#pragma unroll 1
+    for (int i = K - 1; i >= 0; --i) {
+        const i128 top = t[K - 1];
+#pragma unroll
+        for (int m = K - 1; m > 0; --m) t[m] = t[m - 1];
+        t[0] = -top;
+        const uint64_t a = xd(i);
+#pragma unroll
+        for (int m = 0; m < K; ++m) {
+            i128 h, l;
+            split(f, (u128)a * b[m], h, l); // l at T^m, h at T^(m+1)
+            t[m] += l;
+            if (m + 1 < K)
+                t[m + 1] += h;
+            else
+                t[0] -= h;
+        }
+    }
+    normalize<K>(f, out, t);
+}
+
+// out = x·y like mul_core, with fewer operations per digit product, for the fields with
+// w + u + log2 k <= 115 (mul_cols_ok; all the named ones): each 128-bit product x_i·y_j = ph·2^64
+// + pl goes whole into two signed column sums, L_c += ±pl and H_c += ±ph (c = i + j mod k, minus
+// past T^k), with no splitting; then 2^64 = 2^(64-w)·(r - sign·2^u) turns each column into digit
+// sums, t_c += L_c - sign·H_c·2^(64-w+u) and t_(c+1) += H_c·2^(64-w) (the top one wrapping
+// negated), |t_c| < k·2^(w+u+3) <= 2^119, and normalize divides by r exactly once per column.
+// Both loops unroll (the column index must be a compile-time register index).
+HD bool mul_cols_ok(const hepa_bp_dev_field &f) {
+    return f.w + f.u + (f.k == 8 ? 3u : 4u) <= 115u;
+}
+
+template <int K, class XDigits>
+HD void mul_cols(const hepa_bp_dev_field &f, uint64_t (&out)[K], const XDigits &xd,
+                 const uint64_t (&b)[K]) {
+    i128 L[K], H[K];
+#pragma unroll
+    for (int m = 0; m < K; ++m) L[m] = H[m] = 0;
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        const uint64_t a = xd(i);
+#pragma unroll
+        for (int j = 0; j < K; ++j) {
+            const u128 P = (u128)a * b[j];
+            const i128 pl = (i128)(uint64_t)P, ph = (i128)(uint64_t)(P >> 64);
+            if (i + j < K) {
+                L[i + j] += pl;
+                H[i + j] += ph;
+            } else {
+                L[i + j - K] -= pl;
+                H[i + j - K] -= ph;
+            }
+        }
+    }
+    const unsigned s1 = 64 - f.w + f.u, s2 = 64 - f.w;
+    i128 t[K];
+#pragma unroll
+    for (int c = 0; c < K; ++c) t[c] = f.sign > 0 ? L[c] - shl(H[c], s1) : L[c] + shl(H[c], s1);
+#pragma unroll
+    for (int c = 0; c < K; ++c) {
+        const i128 h = shl(H[c], s2);
+        if (c + 1 < K)
+            t[c + 1] += h;
+        else
+            t[0] -= h;
+    }
+    normalize<K>(f, out, t);
+}
+
+// The twiddle multiply of the FFT: mul_cols where its bounds hold, else mul_core.
+template <int K, class XDigits>
+HD void mul_tw(const hepa_bp_dev_field &f, uint64_t (&out)[K], const XDigits &xd,
+               const uint64_t (&b)[K]) {
+    if (mul_cols_ok(f))
+        mul_cols<K>(f, out, xd, b);
+    else
+        mul_core<K>(f, out, xd, b);
+}
+
+// Digit i of element j of a digit-major vector of n elements.
+struct DigitsAt {
+    const uint64_t *x;
+    size_t j, n;
+    HD uint64_t operator()(int i) const { return x[j + (size_t)i * n]; }
+};
+
+} // namespace hepa_bp
+#endif
