@@ -34,6 +34,11 @@ hepa_status _hepa_dev_ntt_forward(const struct hepa_ring *ring, size_t level, ui
     (void)ring, (void)level, (void)out, (void)in;
     return HEPA_ERR_NO_DEVICE;
 }
+hepa_status _hepa_dev_ntt_forward2(const struct hepa_ring *ring, size_t level, uint64_t *out_a,
+                                   const uint64_t *in_a, uint64_t *out_b, const uint64_t *in_b) {
+    (void)ring, (void)level, (void)out_a, (void)in_a, (void)out_b, (void)in_b;
+    return HEPA_ERR_NO_DEVICE;
+}
 hepa_status _hepa_dev_ntt_inverse(const struct hepa_ring *ring, size_t level, uint64_t *out,
                                   const uint64_t *in) {
     (void)ring, (void)level, (void)out, (void)in;

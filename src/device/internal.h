@@ -71,6 +71,11 @@ hepa_status _hepa_dev_ntt_forward(const struct hepa_ring *ring, size_t level, ui
                                   const uint64_t *in);
 hepa_status _hepa_dev_ntt_inverse(const struct hepa_ring *ring, size_t level, uint64_t *out,
                                   const uint64_t *in);
+/* out_a = NTT(in_a) and out_b = NTT(in_b) in the same launches (twice the blocks per launch,
+ * less last-wave tail than two calls): the two forward NTTs of a negacyclic product. Each pair
+ * as for _hepa_dev_ntt_forward; the pairs must not overlap each other. */
+hepa_status _hepa_dev_ntt_forward2(const struct hepa_ring *ring, size_t level, uint64_t *out_a,
+                                   const uint64_t *in_a, uint64_t *out_b, const uint64_t *in_b);
 /* out = INTT(a ⊙ b): a, b in the NTT domain, out in the coefficient domain; the pointwise
  * product is fused into the first inverse pass. out may equal a or b. */
 hepa_status _hepa_dev_mul_inverse(const struct hepa_ring *ring, size_t level, uint64_t *out,

@@ -424,14 +424,22 @@ template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST>
 __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * (1 << (GB + CB - 3))))
     ntt_tile_kernel(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                     const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
-                    unsigned logn, unsigned tile_stride) {
+                    unsigned logn, unsigned tile_stride, uint64_t *out_b, const uint64_t *in_b,
+                    unsigned level) {
     extern __shared__ uint64_t smem_dyn[];
     constexpr int TPT = 1 << (GB + CB - 3); // threads per tile
     constexpr int C = 1 << CB;
     constexpr Schedule sch = Sched<GB, CB, INV>::value;
     constexpr Map fm = sch.steps[sch.count - 1].map; // final mapping = load mapping's lanes
     const size_t n = (size_t)1 << logn;
-    const int limb = blockIdx.y;
+    // grid.y = level, or 2·level for a pair of polynomials (out_b = NTT(in_b) in the same launch:
+    // twice the blocks, so less of the last-wave tail)
+    int limb = blockIdx.y;
+    if (limb >= (int)level) {
+        limb -= (int)level;
+        out = out_b;
+        in = in_b;
+    }
     const unsigned ltid = threadIdx.x % TPT;
     const unsigned tile = blockIdx.x * TILES + threadIdx.x / TPT;
     const unsigned lane = ltid & 31, warp = ltid >> 5;
@@ -526,7 +534,7 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
 template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST>
 cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                         const hepa_ring *ring, size_t level, unsigned tile_stride, size_t tiles,
-                        cudaStream_t st) {
+                        cudaStream_t st, uint64_t *out_b, const uint64_t *in_b) {
     constexpr int TPT = 1 << (GB + CB - 3);
     // an exchange area for every tile but column tiles without warp bits (they never exchange)
     constexpr bool lane_smem = INV ? HEPA_NTT_LANE_SMEM_INV : HEPA_NTT_LANE_SMEM_FWD;
@@ -538,16 +546,18 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                                              (int)smem);
         if (e != cudaSuccess) return e;
     }
-    dim3 grid((unsigned)(tiles / TILES), (unsigned)level);
+    dim3 grid((unsigned)(tiles / TILES), (unsigned)(out_b ? 2 * level : level));
     kern<<<grid, TILES * TPT, smem, st>>>(out, in, in2, ring->dev->tables, ring->dev->limbs,
-                                          ring->log_n, tile_stride);
+                                          ring->log_n, tile_stride, out_b, in_b, (unsigned)level);
     return cudaGetLastError();
 }
 
-// The whole transform: out = NTT(in) (or INTT(in ⊙ in2) when FUSED).
+// The whole transform: out = NTT(in) (or INTT(in ⊙ in2) when FUSED); with out_b (forward
+// only), also out_b = NTT(in_b) in the same launches.
 template <bool INV, bool FUSED>
 cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
-                    const uint64_t *in2) {
+                    const uint64_t *in2, uint64_t *out_b = nullptr,
+                    const uint64_t *in_b = nullptr) {
     cudaStream_t st = (cudaStream_t)ring->dev->stream;
     const int logn = (int)ring->log_n;
     const size_t n = ring->n;
@@ -556,41 +566,51 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
         dim3 grid(1, (unsigned)level);
         ntt_small_kernel<INV, FUSED><<<grid, (unsigned)(n / 2), n * sizeof(uint64_t), st>>>(
             out, in, in2, ring->dev->tables, ring->dev->limbs, logn);
+        if (out_b)
+            ntt_small_kernel<INV, FUSED><<<grid, (unsigned)(n / 2), n * sizeof(uint64_t), st>>>(
+                out_b, in_b, in2, ring->dev->tables, ring->dev->limbs, logn);
         return cudaGetLastError();
     }
     switch (logn) {
-    case 10: return launch_tile<10, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st);
-    case 11: return launch_tile<11, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st);
-    case 12: return launch_tile<12, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st);
+    case 10:
+        return launch_tile<10, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st,
+                                                          out_b, in_b);
+    case 11:
+        return launch_tile<11, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st,
+                                                          out_b, in_b);
+    case 12:
+        return launch_tile<12, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st,
+                                                          out_b, in_b);
     default: break;
     }
     // Two passes. Rows: 256 contiguous elements (low 8 bits), 4 rows per block. Columns: the
     // top logn - 8 bits, 8 adjacent columns per tile.
     const size_t rows = n >> 8, col_tiles = 256 / 8;
     cudaError_t e;
-#define COLS(GB1, FUS, IN, IN2, LAST)                                                          \
-    launch_tile<GB1, 3, 8, 1, INV, FUS, LAST>(out, IN, IN2, ring, level, 8, col_tiles, st)
-#define ROWS(FUS, IN, IN2, LAST)                                                               \
-    launch_tile<8, 0, 0, 4, INV, FUS, LAST>(out, IN, IN2, ring, level, 256, rows, st)
+#define COLS(GB1, FUS, IN, IN2, LAST, INB)                                                     \
+    launch_tile<GB1, 3, 8, 1, INV, FUS, LAST>(out, IN, IN2, ring, level, 8, col_tiles, st, out_b, \
+                                              INB)
+#define ROWS(FUS, IN, IN2, LAST, INB)                                                          \
+    launch_tile<8, 0, 0, 4, INV, FUS, LAST>(out, IN, IN2, ring, level, 256, rows, st, out_b, INB)
     if (!INV) {
         switch (logn) { // columns first, then rows
-        case 13: e = COLS(5, false, in, nullptr, false); break;
-        case 14: e = COLS(6, false, in, nullptr, false); break;
-        case 15: e = COLS(7, false, in, nullptr, false); break;
-        case 16: e = COLS(8, false, in, nullptr, false); break;
-        default: e = COLS(9, false, in, nullptr, false); break;
+        case 13: e = COLS(5, false, in, nullptr, false, in_b); break;
+        case 14: e = COLS(6, false, in, nullptr, false, in_b); break;
+        case 15: e = COLS(7, false, in, nullptr, false, in_b); break;
+        case 16: e = COLS(8, false, in, nullptr, false, in_b); break;
+        default: e = COLS(9, false, in, nullptr, false, in_b); break;
         }
         if (e != cudaSuccess) return e;
-        return ROWS(false, out, nullptr, true);
+        return ROWS(false, out, nullptr, true, out_b);
     }
-    e = ROWS(FUSED, in, in2, false); // rows first (low bits), then columns
+    e = ROWS(FUSED, in, in2, false, nullptr); // rows first (low bits), then columns
     if (e != cudaSuccess) return e;
     switch (logn) {
-    case 13: return COLS(5, false, out, nullptr, true);
-    case 14: return COLS(6, false, out, nullptr, true);
-    case 15: return COLS(7, false, out, nullptr, true);
-    case 16: return COLS(8, false, out, nullptr, true);
-    default: return COLS(9, false, out, nullptr, true);
+    case 13: return COLS(5, false, out, nullptr, true, nullptr);
+    case 14: return COLS(6, false, out, nullptr, true, nullptr);
+    case 15: return COLS(7, false, out, nullptr, true, nullptr);
+    case 16: return COLS(8, false, out, nullptr, true, nullptr);
+    default: return COLS(9, false, out, nullptr, true, nullptr);
     }
 #undef COLS
 #undef ROWS
@@ -606,6 +626,13 @@ extern "C" hepa_status _hepa_dev_ntt_forward(const hepa_ring *ring, size_t level
 extern "C" hepa_status _hepa_dev_ntt_inverse(const hepa_ring *ring, size_t level, uint64_t *out,
                                              const uint64_t *in) {
     return _hepa_dev_status(run_ntt<true, false>(ring, level, out, in, nullptr), "NTT inverse");
+}
+
+extern "C" hepa_status _hepa_dev_ntt_forward2(const hepa_ring *ring, size_t level, uint64_t *out_a,
+                                              const uint64_t *in_a, uint64_t *out_b,
+                                              const uint64_t *in_b) {
+    return _hepa_dev_status(run_ntt<false, false>(ring, level, out_a, in_a, nullptr, out_b, in_b),
+                            "NTT forward (pair)");
 }
 
 extern "C" hepa_status _hepa_dev_mul_inverse(const hepa_ring *ring, size_t level, uint64_t *out,
