@@ -267,23 +267,56 @@ int hepa_bench_gpu_suite(const size_t *ns, size_t n_count, const size_t *Ls, siz
 
 /* ---- big-prime fields ------------------------------------------------------------------- */
 
-/* Times `reps` calls of one operation on the default-stream vectors (each call between its own
- * pair of events, after 3 warm-up calls); median and minimum in seconds. op: 0 forward FFT,
- * 1 inverse FFT, 2 element-wise product. */
-static int time_bp(const hepa_bp_field *f, uint64_t *dx, uint64_t *dy, size_t N, int op,
-                   size_t reps, double *med, double *mn) {
+/* One timed big-prime operation (--bp-suite and --bp-compare). */
+enum bp_op {
+    BP_FFT_FWD,  /* one-shot hepa_bp_dev_fft, forward, in place on dx */
+    BP_FFT_INV,  /* the same, inverse */
+    BP_EW_MUL,   /* dx = dx ⊙ dy */
+    CMP_FFT_MUL, /* plan: negacyclic product dz = dx·dy */
+    CMP_RNS_MUL, /* RNS route: dz = dx·dy */
+    CMP_BP_FFT,  /* plan: forward FFT dz = FFT(dx) */
+    CMP_NTT      /* forward NTT of poly (alternating with untimed inverses) */
+};
+typedef struct {
+    enum bp_op op;
+    const hepa_bp_field *f;
+    size_t N;
+    const hepa_bp_dev_plan *plan;
+    const hepa_bp_rns_plan *rp;
+    hepa_poly *poly;
+    uint64_t *dz, *dx, *dy;
+} bp_ctx;
+
+static hepa_status bp_run(const bp_ctx *c) {
+    switch (c->op) {
+    case BP_FFT_FWD: return hepa_bp_dev_fft(c->f, c->dx, c->N, 0, NULL);
+    case BP_FFT_INV: return hepa_bp_dev_fft(c->f, c->dx, c->N, 1, NULL);
+    case BP_EW_MUL: return hepa_bp_dev_mul(c->f, c->dx, c->dx, c->dy, c->N, NULL);
+    case CMP_FFT_MUL: return hepa_bp_dev_poly_mul(c->plan, c->dz, c->dx, c->dy, 1, NULL);
+    case CMP_RNS_MUL: return hepa_bp_rns_poly_mul(c->rp, c->dz, c->dx, c->dy, NULL);
+    case CMP_BP_FFT: return hepa_bp_dev_plan_fft(c->plan, c->dz, c->dx, 0, NULL);
+    case CMP_NTT:
+        return hepa_poly_domain(c->poly) == HEPA_DOMAIN_COEFF ? hepa_poly_to_ntt(c->poly)
+                                                               : hepa_poly_from_ntt(c->poly);
+    }
+    return HEPA_ERR_INVALID_ARGUMENT;
+}
+
+/* Median and minimum (seconds) of `reps` calls on stream st, each between its own pair of
+ * events, after 4 untimed warm-up calls. For CMP_NTT every other call (the inverse) is untimed. */
+static int bp_time(const bp_ctx *c, cudaStream_t st, size_t reps, double *med, double *mn) {
     cudaEvent_t *ev = malloc(2 * reps * sizeof *ev);
     double *t = malloc(reps * sizeof *t);
     if (!ev || !t) return 1;
     for (size_t i = 0; i < 2 * reps; ++i) CK(cudaEventCreate(&ev[i]));
-    for (size_t i = 0; i < 3 + reps; ++i) {
-        const int timed = i >= 3;
-        if (timed) CK(cudaEventRecord(ev[2 * (i - 3)], 0));
-        if (op < 2)
-            HK(hepa_bp_dev_fft(f, dx, N, op, NULL));
-        else
-            HK(hepa_bp_dev_mul(f, dx, dx, dy, N, NULL));
-        if (timed) CK(cudaEventRecord(ev[2 * (i - 3) + 1], 0));
+    size_t got = 0, warm = 4;
+    while (got < reps) {
+        const int fwd = c->op != CMP_NTT || hepa_poly_domain(c->poly) == HEPA_DOMAIN_COEFF;
+        const int timed = !warm && fwd;
+        if (timed) CK(cudaEventRecord(ev[2 * got], st));
+        HK(bp_run(c));
+        if (timed) CK(cudaEventRecord(ev[2 * got++ + 1], st));
+        if (warm) --warm;
     }
     CK(cudaDeviceSynchronize());
     for (size_t i = 0; i < reps; ++i) {
@@ -298,19 +331,26 @@ static int time_bp(const hepa_bp_field *f, uint64_t *dx, uint64_t *dy, size_t N,
     return 0;
 }
 
-int hepa_bench_bp_suite(size_t reps, int json, const char *commit) {
+/* The common start of the big-prime suites: a usable GPU, the commit to print (HEPA_COMMIT
+ * overrides the build's), the device properties and the copy bandwidth. Returns 0 on success. */
+static int bp_prologue(const char *flag, const char **commit, struct cudaDeviceProp *prop,
+                       double *bw) {
     if (!hepa_cuda_available()) {
-        fprintf(stderr, "hepa-bench: --bp-suite needs a usable CUDA device\n");
+        fprintf(stderr, "hepa-bench: %s needs a usable CUDA device\n", flag);
         return 1;
     }
     const char *env_commit = getenv("HEPA_COMMIT");
-    if (env_commit && *env_commit) commit = env_commit;
-    struct cudaDeviceProp prop;
+    if (env_commit && *env_commit) *commit = env_commit;
     int dev;
     CK(cudaGetDevice(&dev));
-    CK(cudaGetDeviceProperties(&prop, dev));
+    CK(cudaGetDeviceProperties(prop, dev));
+    return copy_bandwidth(0, bw);
+}
+
+int hepa_bench_bp_suite(size_t reps, int json, const char *commit) {
+    struct cudaDeviceProp prop;
     double bw;
-    if (copy_bandwidth(0, &bw)) return 1;
+    if (bp_prologue("--bp-suite", &commit, &prop, &bw)) return 1;
     if (json)
         printf("{\"gpu\": \"%s\", \"commit\": \"%s\", \"copy_gbs\": %.1f, \"rows\": [\n",
                prop.name, commit, bw);
@@ -347,8 +387,10 @@ int hepa_bench_bp_suite(size_t reps, int json, const char *commit) {
                 const size_t N = (size_t)1 << lg;
                 HK(hepa_bp_dev_upload(f, dx, h, N, NULL));
                 HK(hepa_bp_dev_upload(f, dy, h, N, NULL));
+                static const enum bp_op bop[3] = {BP_FFT_FWD, BP_FFT_INV, BP_EW_MUL};
+                const bp_ctx c = {bop[op], f, N, NULL, NULL, NULL, NULL, dx, dy};
                 double med, mn;
-                if (time_bp(f, dx, dy, N, op, reps, &med, &mn)) return 1;
+                if (bp_time(&c, 0, reps, &med, &mn)) return 1;
                 /* one pass: read and write the vector once (the product also reads y) */
                 const double bytes = (op == 2 ? 3.0 : 2.0) * 8.0 * (double)(N * k);
                 const double floor_s = bytes / (bw * 1e9);
@@ -377,70 +419,10 @@ int hepa_bench_bp_suite(size_t reps, int json, const char *commit) {
 
 /* ---- big-prime FFT route vs RNS route (--bp-compare) ------------------------------------------ */
 
-/* One timed operation of the comparison. */
-enum cmp_op { CMP_FFT_MUL, CMP_RNS_MUL, CMP_BP_FFT, CMP_NTT };
-typedef struct {
-    enum cmp_op op;
-    const hepa_bp_dev_plan *plan;
-    const hepa_bp_rns_plan *rp;
-    hepa_poly *poly; /* CMP_NTT: s limbs on the RNS primes */
-    uint64_t *dz, *dx, *dy;
-} cmp_ctx;
-
-static hepa_status cmp_run(const cmp_ctx *c) {
-    switch (c->op) {
-    case CMP_FFT_MUL: return hepa_bp_dev_poly_mul(c->plan, c->dz, c->dx, c->dy, 1, NULL);
-    case CMP_RNS_MUL: return hepa_bp_rns_poly_mul(c->rp, c->dz, c->dx, c->dy, NULL);
-    case CMP_BP_FFT: return hepa_bp_dev_plan_fft(c->plan, c->dz, c->dx, 0, NULL);
-    case CMP_NTT: /* forward and back alternately; only the forward ones are timed (below) */
-        return hepa_poly_domain(c->poly) == HEPA_DOMAIN_COEFF ? hepa_poly_to_ntt(c->poly)
-                                                               : hepa_poly_from_ntt(c->poly);
-    }
-    return HEPA_ERR_INVALID_ARGUMENT;
-}
-
-/* Median and minimum (seconds) of `reps` timed calls on stream st, 3 warm-up calls first. For
- * CMP_NTT every other call (the inverse) is untimed. */
-static int cmp_time(const cmp_ctx *c, cudaStream_t st, size_t reps, double *med, double *mn) {
-    cudaEvent_t *ev = malloc(2 * reps * sizeof *ev);
-    double *t = malloc(reps * sizeof *t);
-    if (!ev || !t) return 1;
-    for (size_t i = 0; i < 2 * reps; ++i) CK(cudaEventCreate(&ev[i]));
-    size_t got = 0, warm = 4;
-    while (got < reps) {
-        const int fwd = c->op != CMP_NTT || hepa_poly_domain(c->poly) == HEPA_DOMAIN_COEFF;
-        const int timed = !warm && fwd;
-        if (timed) CK(cudaEventRecord(ev[2 * got], st));
-        HK(cmp_run(c));
-        if (timed) CK(cudaEventRecord(ev[2 * got++ + 1], st));
-        if (warm) --warm;
-    }
-    CK(cudaDeviceSynchronize());
-    for (size_t i = 0; i < reps; ++i) {
-        float ms;
-        CK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
-        t[i] = ms * 1e-3;
-    }
-    stats(t, reps, med, mn);
-    for (size_t i = 0; i < 2 * reps; ++i) cudaEventDestroy(ev[i]);
-    free(ev);
-    free(t);
-    return 0;
-}
-
 int hepa_bench_bp_compare(size_t reps, int json, const char *commit) {
-    if (!hepa_cuda_available()) {
-        fprintf(stderr, "hepa-bench: --bp-compare needs a usable CUDA device\n");
-        return 1;
-    }
-    const char *env_commit = getenv("HEPA_COMMIT");
-    if (env_commit && *env_commit) commit = env_commit;
     struct cudaDeviceProp prop;
-    int dev;
-    CK(cudaGetDevice(&dev));
-    CK(cudaGetDeviceProperties(&prop, dev));
     double bw;
-    if (copy_bandwidth(0, &bw)) return 1;
+    if (bp_prologue("--bp-compare", &commit, &prop, &bw)) return 1;
     if (json)
         printf("{\"gpu\": \"%s\", \"commit\": \"%s\", \"copy_gbs\": %.1f, \"rows\": [\n",
                prop.name, commit, bw);
@@ -479,12 +461,12 @@ int hepa_bench_bp_compare(size_t reps, int json, const char *commit) {
             }
             hepa_bp_dev_plan *plan;
             HK(hepa_bp_dev_plan_create(&plan, f, N, HEPA_BP_PLAN_NEGACYCLIC));
-            cmp_ctx c = {CMP_FFT_MUL, plan, NULL, NULL, dz, dx, dy};
+            bp_ctx c = {CMP_FFT_MUL, f, N, plan, NULL, NULL, dz, dx, dy};
             double fft_mul, fft_mul_min, bpf, bpf_min;
-            if (cmp_time(&c, 0, reps, &fft_mul, &fft_mul_min)) return 1;
+            if (bp_time(&c, 0, reps, &fft_mul, &fft_mul_min)) return 1;
             c.op = CMP_BP_FFT;
             c.dz = dz2; /* out of place: dx stays the input */
-            if (cmp_time(&c, 0, reps, &bpf, &bpf_min)) return 1;
+            if (bp_time(&c, 0, reps, &bpf, &bpf_min)) return 1;
             const double floor_s = 2.0 * 8.0 * (double)(N * k) / (bw * 1e9);
             double rns_mul = NAN, ntt = NAN;
             size_t s = 0;
@@ -495,12 +477,12 @@ int hepa_bench_bp_compare(size_t reps, int json, const char *commit) {
                 s = hepa_bp_rns_plan_primes(rp);
                 c.op = CMP_FFT_MUL; /* the FFT route's product into dz once more */
                 c.dz = dz;
-                HK(cmp_run(&c));
+                HK(bp_run(&c));
                 c.op = CMP_RNS_MUL;
                 c.rp = rp;
                 c.dz = dz2;
                 double mn;
-                if (cmp_time(&c, 0, reps, &rns_mul, &mn)) return 1;
+                if (bp_time(&c, 0, reps, &rns_mul, &mn)) return 1;
                 HK(hepa_bp_dev_download(f, ha, dz, N, NULL));
                 HK(hepa_bp_dev_download(f, hb, dz2, N, NULL));
                 const int eq = memcmp(ha, hb, N * k * sizeof *ha) == 0;
@@ -519,8 +501,8 @@ int hepa_bench_bp_compare(size_t reps, int json, const char *commit) {
                     }
                 }
                 HK(hepa_poly_set(poly, h, HEPA_DOMAIN_COEFF));
-                cmp_ctx cn = {CMP_NTT, NULL, NULL, poly, NULL, NULL, NULL};
-                if (cmp_time(&cn, (cudaStream_t)hepa_ring_cuda_stream(ring), reps, &ntt, &mn))
+                bp_ctx cn = {CMP_NTT, f, N, NULL, NULL, poly, NULL, NULL, NULL};
+                if (bp_time(&cn, (cudaStream_t)hepa_ring_cuda_stream(ring), reps, &ntt, &mn))
                     return 1;
                 hepa_poly_destroy(poly);
                 hepa_ring_destroy(ring);

@@ -1,6 +1,7 @@
-// src/ntt/bigprime_digits.cuh — the digit arithmetic of the big prime field p = r^k + 1
-// (r = 2^w ± 2^u) shared by the device kernels (bigprime_cuda.cu, bigprime_rns_cuda.cu), compiled
-// for host and device alike, bit-exact with src/host/bigprime.c.
+// src/ntt/bigprime_digits.cuh — what the big-prime device files (bigprime_cuda.cu,
+// bigprime_rns_cuda.cu) share: the digit arithmetic of the field p = r^k + 1 (r = 2^w ± 2^u),
+// compiled for host and device alike, bit-exact with src/host/bigprime.c, and the device-pointer
+// check.
 //
 // Arithmetic, as on the host: each operation first forms k signed digit sums t_m with value
 // Σ t_m·r^m ≡ the result, then normalize<K> (the host's bp_normalize, line for line) makes the
@@ -25,6 +26,11 @@
 #include <stdint.h>
 
 #include "hepa/bigprime_cuda.h"
+
+// Rejects plain (unregistered) host memory where a device pointer is needed (a kernel touching
+// it would fault and leave the context unusable): HEPA_ERR_INVALID_ARGUMENT, with `what` in the
+// error message. Device, managed and mapped pinned memory pass. Defined in bigprime_cuda.cu.
+extern "C" hepa_status _hepa_bp_check_device_ptr(const void *p, const char *what);
 
 namespace hepa_bp {
 

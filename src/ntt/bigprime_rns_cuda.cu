@@ -9,8 +9,8 @@
 // residues mod Q as the representative in (-Q/4, Q/4). Then:
 //   1. to_rns: a_j mod q_i = Σ_m d_m·(r^m mod q_i) mod q_i from the base-r digits d_m (d_m <= r,
 //      the canonical form of p - 1 included), one Shoup product per digit;
-//   2. the ring layer: forward NTT of both (s limbs), pointwise product fused into the inverse
-//      NTT (the same kernels as hepa_poly_mul on the CUDA backend);
+//   2. the ring layer: forward NTTs of both in one pair of launches (s limbs each), pointwise
+//      product fused into the inverse NTT (the same kernels as hepa_poly_mul on the GPU);
 //   3. from_rns, exact CRT straight to Z/pZ: y_i = c_j·(Q/q_i)^(-1) mod q_i, then
 //      c_j = Σ y_i·(Q/q_i) - β·Q with β = round(Σ y_i/q_i) (the sum is within 1/4 of the integer
 //      β because |c_j| < Q/4; double precision errs by < s·2^-52), so
@@ -150,19 +150,20 @@ hepa_status digits_mod_p(const hepa_bp_field *f, const mpz_t v, const mpz_t p, u
     return s;
 }
 
+// z = v for a 64-bit v (mpz_set_ui takes an unsigned long, which may be 32 bits).
+void set_u64(mpz_t z, uint64_t v) { mpz_import(z, 1, -1, sizeof v, 0, 0, &v); }
+
+// v mod q (v >= 0).
 uint64_t mpz_mod_u64(const mpz_t v, uint64_t q) {
     mpz_t t;
     mpz_init(t);
-    mpz_set_ui(t, 0);
-    mpz_import(t, 1, -1, sizeof q, 0, 0, &q);
+    set_u64(t, q);
     mpz_mod(t, v, t);
     uint64_t r = 0;
     mpz_export(&r, NULL, -1, sizeof r, 0, 0, t);
     mpz_clear(t);
     return r;
 }
-
-void set_u64(mpz_t z, uint64_t v) { mpz_import(z, 1, -1, sizeof v, 0, 0, &v); }
 
 } // namespace
 
@@ -295,16 +296,11 @@ extern "C" hepa_status hepa_bp_rns_poly_mul(const hepa_bp_rns_plan *plan, uint64
                                             const uint64_t *d_x, const uint64_t *d_y,
                                             void *stream) {
     if (!plan || !d_z || !d_x || !d_y) return HEPA_ERR_INVALID_ARGUMENT;
-    const void *ptrs[3] = {d_z, d_x, d_y};
-    for (int i = 0; i < 3; ++i) {
-        cudaPointerAttributes a;
-        const cudaError_t e = cudaPointerGetAttributes(&a, ptrs[i]);
-        if (e != cudaSuccess || a.type == cudaMemoryTypeUnregistered) {
-            (void)cudaGetLastError();
-            _hepa_set_error_message("big-prime RNS product: argument %d is not device memory", i);
-            return HEPA_ERR_INVALID_ARGUMENT;
-        }
-    }
+    hepa_status st;
+    if ((st = _hepa_bp_check_device_ptr(d_z, "RNS product output")) != HEPA_OK ||
+        (st = _hepa_bp_check_device_ptr(d_x, "RNS product input x")) != HEPA_OK ||
+        (d_y != d_x && (st = _hepa_bp_check_device_ptr(d_y, "RNS product input y")) != HEPA_OK))
+        return st;
     const hepa_ring *ring = plan->ring;
     cudaStream_t us = (cudaStream_t)stream, rs = (cudaStream_t)ring->dev->stream;
     const size_t s = plan->s;
@@ -312,14 +308,15 @@ extern "C" hepa_status hepa_bp_rns_poly_mul(const hepa_bp_rns_plan *plan, uint64
     if (e == cudaSuccess) e = cudaStreamWaitEvent(rs, (cudaEvent_t)plan->ev_in, 0);
     if (e != cudaSuccess) return _hepa_dev_status(e, "big-prime RNS product (stream order)");
     const int k8 = plan->df.k == 8;
+    const int square = d_y == d_x;
     if (k8) to_rns<8>(plan, plan->RA, d_x, rs); else to_rns<16>(plan, plan->RA, d_x, rs);
-    hepa_status st = _hepa_dev_ntt_forward(ring, s, plan->RA, plan->RA);
-    const uint64_t *rb = plan->RA;
-    if (st == HEPA_OK && d_y != d_x) {
+    if (!square) {
         if (k8) to_rns<8>(plan, plan->RB, d_y, rs); else to_rns<16>(plan, plan->RB, d_y, rs);
-        st = _hepa_dev_ntt_forward(ring, s, plan->RB, plan->RB);
-        rb = plan->RB;
     }
+    const uint64_t *rb = square ? plan->RA : plan->RB;
+    // both forward NTTs in one pair of launches (one NTT for a square)
+    st = square ? _hepa_dev_ntt_forward(ring, s, plan->RA, plan->RA)
+                : _hepa_dev_ntt_forward2(ring, s, plan->RA, plan->RA, plan->RB, plan->RB);
     if (st == HEPA_OK) st = _hepa_dev_mul_inverse(ring, s, plan->RA, plan->RA, rb);
     if (st == HEPA_OK) {
         if (k8) from_rns<8>(plan, d_z, plan->RA, rs); else from_rns<16>(plan, d_z, plan->RA, rs);
