@@ -272,6 +272,10 @@ enum bp_op {
     BP_FFT_FWD,  /* one-shot hepa_bp_dev_fft, forward, in place on dx */
     BP_FFT_INV,  /* the same, inverse */
     BP_EW_MUL,   /* dx = dx ⊙ dy */
+    BP_EW_ADD,   /* dx = dx + dy */
+    BP_EW_SUB,   /* dx = dx - dy */
+    BP_EW_NEG,   /* dx = -dx */
+    BP_EW_RPOW,  /* dx = dx·r^5 (shift and subtract, no multiplication) */
     CMP_FFT_MUL, /* plan: negacyclic product dz = dx·dy */
     CMP_RNS_MUL, /* RNS route: dz = dx·dy */
     CMP_BP_FFT,  /* plan: forward FFT dz = FFT(dx) */
@@ -292,6 +296,10 @@ static hepa_status bp_run(const bp_ctx *c) {
     case BP_FFT_FWD: return hepa_bp_dev_fft(c->f, c->dx, c->N, 0, NULL);
     case BP_FFT_INV: return hepa_bp_dev_fft(c->f, c->dx, c->N, 1, NULL);
     case BP_EW_MUL: return hepa_bp_dev_mul(c->f, c->dx, c->dx, c->dy, c->N, NULL);
+    case BP_EW_ADD: return hepa_bp_dev_add(c->f, c->dx, c->dx, c->dy, c->N, NULL);
+    case BP_EW_SUB: return hepa_bp_dev_sub(c->f, c->dx, c->dx, c->dy, c->N, NULL);
+    case BP_EW_NEG: return hepa_bp_dev_neg(c->f, c->dx, c->dx, c->N, NULL);
+    case BP_EW_RPOW: return hepa_bp_dev_mul_rpow(c->f, c->dx, c->dx, c->N, 5, NULL);
     case CMP_FFT_MUL: return hepa_bp_dev_poly_mul(c->plan, c->dz, c->dx, c->dy, 1, NULL);
     case CMP_RNS_MUL: return hepa_bp_rns_poly_mul(c->rp, c->dz, c->dx, c->dy, NULL);
     case CMP_BP_FFT: return hepa_bp_dev_plan_fft(c->plan, c->dz, c->dx, 0, NULL);
@@ -361,7 +369,14 @@ int hepa_bench_bp_suite(size_t reps, int json, const char *commit) {
                prop.name, commit, bw);
     static const hepa_bp_prime fields[2] = {HEPA_BP_P3, HEPA_BP_P4};
     static const char *names[2] = {"P3", "P4"};
-    static const char *ops[3] = {"forward FFT", "inverse FFT", "element-wise mul"};
+    enum { NOPS = 7 };
+    static const char *ops[NOPS] = {"forward FFT",      "inverse FFT",     "element-wise mul",
+                                    "element-wise add", "element-wise sub", "element-wise neg",
+                                    "element-wise x r^5"};
+    static const enum bp_op bop[NOPS] = {BP_FFT_FWD, BP_FFT_INV, BP_EW_MUL, BP_EW_ADD,
+                                         BP_EW_SUB,  BP_EW_NEG,  BP_EW_RPOW};
+    /* vectors read and written per element: the binary ops read y too */
+    static const double passes[NOPS] = {2, 2, 3, 3, 3, 2, 2};
     int first = 1;
     uint64_t seed = 0x243F6A8885A308D3ull;
     for (int fi = 0; fi < 2; ++fi) {
@@ -382,17 +397,16 @@ int hepa_bench_bp_suite(size_t reps, int json, const char *commit) {
         }
         CK(cudaMalloc((void **)&dx, Nmax * k * sizeof *dx));
         CK(cudaMalloc((void **)&dy, Nmax * k * sizeof *dy));
-        for (int op = 0; op < 3; ++op) {
-            for (int lg = op == 2 ? 20 : 10; lg <= 20; lg += 2) {
+        for (int op = 0; op < NOPS; ++op) {
+            for (int lg = op >= 2 ? 20 : 10; lg <= 20; lg += 2) {
                 const size_t N = (size_t)1 << lg;
                 HK(hepa_bp_dev_upload(f, dx, h, N, NULL));
                 HK(hepa_bp_dev_upload(f, dy, h, N, NULL));
-                static const enum bp_op bop[3] = {BP_FFT_FWD, BP_FFT_INV, BP_EW_MUL};
                 const bp_ctx c = {bop[op], f, N, NULL, NULL, NULL, NULL, dx, dy};
                 double med, mn;
                 if (bp_time(&c, 0, reps, &med, &mn)) return 1;
-                /* one pass: read and write the vector once (the product also reads y) */
-                const double bytes = (op == 2 ? 3.0 : 2.0) * 8.0 * (double)(N * k);
+                /* one pass: read and write the vector once (the binary ops also read y) */
+                const double bytes = passes[op] * 8.0 * (double)(N * k);
                 const double floor_s = bytes / (bw * 1e9);
                 if (json)
                     printf("%s  {\"field\": \"%s\", \"op\": \"%s\", \"N\": %zu, \"median_us\": %.2f, "

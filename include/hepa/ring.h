@@ -25,12 +25,12 @@ typedef struct hepa_ring hepa_ring;
 
 /* Smallest and largest ring degree n. */
 #define HEPA_RING_MIN_N ((size_t)16)
-#define HEPA_RING_MAX_N ((size_t)1 << 17)
+#define HEPA_RING_MAX_N ((size_t)1 << 20)
 /* Most RNS moduli in one ring. */
 #define HEPA_RING_MAX_MODULI ((size_t)64)
 
 /* Creates the ring of degree n with the given RNS moduli (copied; the caller keeps its array).
- * n: power of two in [16, 2^17]; 1 <= num_moduli <= 64; moduli pairwise distinct primes below
+ * n: power of two in [16, 2^20]; 1 <= num_moduli <= 64; moduli pairwise distinct primes below
  * 2^62, each ≡ 1 (mod 2n).
  * backend: HEPA_BACKEND_CPU, HEPA_BACKEND_CUDA, or AUTO (CUDA if a GPU is usable and this build
  * has the CUDA backend, otherwise CPU; when a usable GPU is found but setting up the ring on it

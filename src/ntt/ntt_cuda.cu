@@ -26,6 +26,8 @@
 //     the top log n - 8 bits, tiles of 8 adjacent columns (rows of 64 bytes, coalesced). Rows:
 //     the low 8 bits, one warp per 256-element row (4 rows per block): registers, shuffles and
 //     warp-private shared memory only, no block barrier.
+//   n in [2^18, 2^20]: three kernels: the column bits split in two column passes of 5 or 6
+//     bits each (one tile of the top bits would need more threads than a block holds).
 // Lazy ranges: forward values stay in [0, 4q) between passes and are reduced to [0, q) at the
 // final store; inverse values stay in [0, 2q), the last stage folds in n^(-1), and the final
 // store reduces to [0, q).
@@ -424,8 +426,8 @@ template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST>
 __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * (1 << (GB + CB - 3))))
     ntt_tile_kernel(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                     const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
-                    unsigned logn, unsigned tile_stride, uint64_t *out_b, const uint64_t *in_b,
-                    unsigned level) {
+                    unsigned logn, unsigned tile_stride, unsigned seg_bits, unsigned seg_stride,
+                    uint64_t *out_b, const uint64_t *in_b, unsigned level) {
     extern __shared__ uint64_t smem_dyn[];
     constexpr int TPT = 1 << (GB + CB - 3); // threads per tile
     constexpr int C = 1 << CB;
@@ -443,7 +445,10 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     const unsigned ltid = threadIdx.x % TPT;
     const unsigned tile = blockIdx.x * TILES + threadIdx.x / TPT;
     const unsigned lane = ltid & 31, warp = ltid >> 5;
-    const unsigned gx0 = tile * tile_stride + (lane & (C - 1));
+    // tiles come in segments of 2^seg_bits, tile_stride apart within a segment and seg_stride
+    // between segments (the middle pass of a three-pass transform; one segment otherwise)
+    const unsigned gx0 = (tile >> seg_bits) * seg_stride +
+                         (tile & ((1u << seg_bits) - 1)) * tile_stride + (lane & (C - 1));
     uint64_t *smem = smem_dyn + (size_t)(threadIdx.x / TPT) * (TPT * 8);
     const hepa_dev_limb lc = limbs[limb];
     const size_t off = (size_t)limb * n;
@@ -534,7 +539,8 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
 template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST>
 cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                         const hepa_ring *ring, size_t level, unsigned tile_stride, size_t tiles,
-                        cudaStream_t st, uint64_t *out_b, const uint64_t *in_b) {
+                        cudaStream_t st, uint64_t *out_b, const uint64_t *in_b,
+                        unsigned seg_bits = 31, unsigned seg_stride = 0) {
     constexpr int TPT = 1 << (GB + CB - 3);
     // an exchange area for every tile but column tiles without warp bits (they never exchange)
     constexpr bool lane_smem = INV ? HEPA_NTT_LANE_SMEM_INV : HEPA_NTT_LANE_SMEM_FWD;
@@ -548,7 +554,8 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     }
     dim3 grid((unsigned)(tiles / TILES), (unsigned)(out_b ? 2 * level : level));
     kern<<<grid, TILES * TPT, smem, st>>>(out, in, in2, ring->dev->tables, ring->dev->limbs,
-                                          ring->log_n, tile_stride, out_b, in_b, (unsigned)level);
+                                          ring->log_n, tile_stride, seg_bits, seg_stride, out_b,
+                                          in_b, (unsigned)level);
     return cudaGetLastError();
 }
 
@@ -583,8 +590,10 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
                                                           out_b, in_b);
     default: break;
     }
-    // Two passes. Rows: 256 contiguous elements (low 8 bits), 4 rows per block. Columns: the
-    // top logn - 8 bits, 8 adjacent columns per tile.
+    // Rows: 256 contiguous elements (low 8 bits), 4 rows per block. Columns: the bits above,
+    // tiles of 8 adjacent columns. Up to n = 2^17 the columns are one pass (top logn - 8 bits);
+    // above, two: TOP = the top T bits (S = 8 + M) and MID = bits 8 .. 8 + M - 1 (S = 8), whose
+    // tiles come in 2^T segments of 32 (one per value of the top bits, 2^(8+M) apart).
     const size_t rows = n >> 8, col_tiles = 256 / 8;
     cudaError_t e;
 #define COLS(GB1, FUS, IN, IN2, LAST, INB)                                                     \
@@ -592,13 +601,32 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
                                               INB)
 #define ROWS(FUS, IN, IN2, LAST, INB)                                                          \
     launch_tile<8, 0, 0, 4, INV, FUS, LAST>(out, IN, IN2, ring, level, 256, rows, st, out_b, INB)
+    // three passes, n = 2^18 .. 2^20 (T, M) = (5, 5), (6, 5), (6, 6)
+#define TOP(GBT, M, IN, LAST, INB)                                                             \
+    launch_tile<GBT, 3, 8 + M, 1, INV, false, LAST>(out, IN, nullptr, ring, level, 8,          \
+                                                    n >> (GBT + 3), st, out_b, INB)
+#define MID(M, IN, INB)                                                                        \
+    launch_tile<M, 3, 8, 1, INV, false, false>(out, IN, nullptr, ring, level, 8,               \
+                                               n >> (M + 3), st, out_b, INB, 5, 1u << (8 + M))
     if (!INV) {
-        switch (logn) { // columns first, then rows
+        switch (logn) { // columns first (top bits down), then rows
         case 13: e = COLS(5, false, in, nullptr, false, in_b); break;
         case 14: e = COLS(6, false, in, nullptr, false, in_b); break;
         case 15: e = COLS(7, false, in, nullptr, false, in_b); break;
         case 16: e = COLS(8, false, in, nullptr, false, in_b); break;
-        default: e = COLS(9, false, in, nullptr, false, in_b); break;
+        case 17: e = COLS(9, false, in, nullptr, false, in_b); break;
+        case 18:
+            e = TOP(5, 5, in, false, in_b);
+            if (e == cudaSuccess) e = MID(5, out, out_b);
+            break;
+        case 19:
+            e = TOP(6, 5, in, false, in_b);
+            if (e == cudaSuccess) e = MID(5, out, out_b);
+            break;
+        default:
+            e = TOP(6, 6, in, false, in_b);
+            if (e == cudaSuccess) e = MID(6, out, out_b);
+            break;
         }
         if (e != cudaSuccess) return e;
         return ROWS(false, out, nullptr, true, out_b);
@@ -610,10 +638,21 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
     case 14: return COLS(6, false, out, nullptr, true, nullptr);
     case 15: return COLS(7, false, out, nullptr, true, nullptr);
     case 16: return COLS(8, false, out, nullptr, true, nullptr);
-    default: return COLS(9, false, out, nullptr, true, nullptr);
+    case 17: return COLS(9, false, out, nullptr, true, nullptr);
+    case 18:
+        e = MID(5, out, nullptr);
+        return e != cudaSuccess ? e : TOP(5, 5, out, true, nullptr);
+    case 19:
+        e = MID(5, out, nullptr);
+        return e != cudaSuccess ? e : TOP(6, 5, out, true, nullptr);
+    default:
+        e = MID(6, out, nullptr);
+        return e != cudaSuccess ? e : TOP(6, 6, out, true, nullptr);
     }
 #undef COLS
 #undef ROWS
+#undef TOP
+#undef MID
 }
 
 } // namespace

@@ -20,7 +20,7 @@
  * compared with r; whole fields swept). Each custom p was checked prime with GMP.
  *
  * Without a usable GPU the program prints why and exits 77, which CTest reports as skipped.
- * The throughput test prints rough element rates (cudaEvent timing; not a benchmark). */
+ * Timings live in the benchmark (hepa-bench --bp-suite, --bp-compare), not here. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -1075,112 +1075,6 @@ Test(gpu_bigprime, products_bad_input) {
     tf_clear(&t);
     tf_clear(&t257);
     tf_clear(&t32);
-}
-
-/* FFT timing at N = 2^20 (2^14 with HEPA_TEST_QUICK): each call timed alone with cudaEvents
- * (host seed work and the workspace allocation included, as a caller sees it), median of 21
- * after 3 warm-ups; and 21 calls back to back (mean). Use -j1 for a quiet GPU. */
-static int cmp_float(const void *a, const void *b) {
-    const float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-Test(gpu_bigprime, zz_fft_timing, .timeout = 300) {
-    test_rng rng;
-    test_rng_init(&rng);
-    const int ws[2] = {F_P3, F_P4};
-    const size_t N = big_n();
-    for (int c = 0; c < 2; ++c) {
-        tfield t;
-        tf_init(&t, ws[c]);
-        const size_t words = N * t.k;
-        uint64_t *h = test_alloc(words), *d = dalloc(words);
-        for (size_t j = 0; j < N; ++j) rand_elem(&t, &rng, h + j * t.k);
-        T_OK(hepa_bp_dev_upload(t.f, d, h, N, NULL));
-        cudaEvent_t e0, e1;
-        cr_assert_eq(cudaEventCreate(&e0), cudaSuccess);
-        cr_assert_eq(cudaEventCreate(&e1), cudaSuccess);
-        enum { REPS = 21 };
-        float med[2], mean[2];
-        for (int inv = 0; inv < 2; ++inv) {
-            for (int w = 0; w < 3; ++w) T_OK(hepa_bp_dev_fft(t.f, d, N, inv, NULL));
-            float ms[REPS];
-            for (int rep = 0; rep < REPS; ++rep) {
-                cr_assert_eq(cudaEventRecord(e0, NULL), cudaSuccess);
-                T_OK(hepa_bp_dev_fft(t.f, d, N, inv, NULL));
-                cr_assert_eq(cudaEventRecord(e1, NULL), cudaSuccess);
-                cr_assert_eq(cudaEventSynchronize(e1), cudaSuccess);
-                cr_assert_eq(cudaEventElapsedTime(&ms[rep], e0, e1), cudaSuccess);
-            }
-            qsort(ms, REPS, sizeof ms[0], cmp_float);
-            med[inv] = ms[REPS / 2];
-            cr_assert_eq(cudaEventRecord(e0, NULL), cudaSuccess);
-            for (int rep = 0; rep < REPS; ++rep) T_OK(hepa_bp_dev_fft(t.f, d, N, inv, NULL));
-            cr_assert_eq(cudaEventRecord(e1, NULL), cudaSuccess);
-            cr_assert_eq(cudaEventSynchronize(e1), cudaSuccess);
-            float tot = 0;
-            cr_assert_eq(cudaEventElapsedTime(&tot, e0, e1), cudaSuccess);
-            mean[inv] = tot / REPS;
-        }
-        fprintf(stderr,
-                "gpu_bigprime fft timing %s (k=%u, N=%zu, %.0f MiB): forward median %.1f us "
-                "(back to back %.1f us), inverse median %.1f us (back to back %.1f us)\n",
-                t.name, t.k, N, words * 8.0 / (1 << 20), 1000.0 * med[0], 1000.0 * mean[0],
-                1000.0 * med[1], 1000.0 * mean[1]);
-        cudaEventDestroy(e0);
-        cudaEventDestroy(e1);
-        cudaFree(d);
-        free(h);
-        tf_clear(&t);
-    }
-}
-
-/* Rough element rates at N = 2^20 (not a benchmark: no roofline, few repetitions). Runs last in
- * name order; use -j1 for a quiet GPU. */
-Test(gpu_bigprime, zz_throughput, .timeout = 300) {
-    test_rng rng;
-    test_rng_init(&rng);
-    const int ws[2] = {F_P3, F_P4};
-    const size_t N = big_n();
-    for (int c = 0; c < 2; ++c) {
-        tfield t;
-        tf_init(&t, ws[c]);
-        hepa_bp_dev_field df;
-        T_OK(hepa_bp_dev_field_init(t.f, &df));
-        bench_t b;
-        b_init(&b, &t, N);
-        for (size_t j = 0; j < N; ++j) {
-            rand_elem(&t, &rng, b.hx + j * t.k);
-            rand_elem(&t, &rng, b.hy + j * t.k);
-        }
-        b_upload(&b);
-        cudaEvent_t e0, e1;
-        cr_assert_eq(cudaEventCreate(&e0), cudaSuccess);
-        cr_assert_eq(cudaEventCreate(&e1), cudaSuccess);
-        const int reps = 20;
-        double us[OP_COUNT];
-        for (int op = OP_ADD; op < OP_COUNT; ++op) {
-            for (int w = 0; w < 3; ++w) T_OK(dev_op(&t, op, 5, b.dz, b.dx, b.dy, N, NULL));
-            cr_assert_eq(cudaEventRecord(e0, NULL), cudaSuccess);
-            for (int rep = 0; rep < reps; ++rep)
-                T_OK(dev_op(&t, op, 5, b.dz, b.dx, b.dy, N, NULL));
-            cr_assert_eq(cudaEventRecord(e1, NULL), cudaSuccess);
-            cr_assert_eq(cudaEventSynchronize(e1), cudaSuccess);
-            float ms = 0;
-            cr_assert_eq(cudaEventElapsedTime(&ms, e0, e1), cudaSuccess);
-            us[op] = 1000.0 * ms / reps;
-        }
-        fprintf(stderr,
-                "gpu_bigprime throughput %s (k=%u, N=%zu, mean of %d, checked tier): "
-                "mul %.1f us = %.3g elem/s; add %.1f us, sub %.1f us, neg %.1f us, "
-                "mul_rpow %.1f us\n",
-                t.name, t.k, N, reps, us[OP_MUL], N / (us[OP_MUL] * 1e-6), us[OP_ADD],
-                us[OP_SUB], us[OP_NEG], us[OP_RPOW]);
-        cudaEventDestroy(e0);
-        cudaEventDestroy(e1);
-        b_clear(&b);
-        tf_clear(&t);
-    }
 }
 
 int main(int argc, char **argv) {

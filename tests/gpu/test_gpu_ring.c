@@ -159,10 +159,12 @@ static void check_all_ops(size_t n, size_t L, unsigned bits) {
     free(got);
 }
 
-/* Every n from 2^4 to 2^17 with L in {1, 3}; the issue's L in {34, 64} for n >= 2^10 (62-bit
- * primes: the largest allowed, where the lazy ranges are tightest; 50-bit for variety). */
-Test(gpu_ring, all_sizes_small_L) {
-    for (unsigned logn = 4; logn <= 17; ++logn) {
+/* Every n from 2^4 to 2^20 with L in {1, 3} (quick runs stop at 2^18, the first three-pass
+ * size); the issue's L in {34, 64} for n = 2^10 .. 2^17 and 16 limbs at 2^20 (62-bit primes: the
+ * largest allowed, where the lazy ranges are tightest; 50- and 55-bit for variety). */
+Test(gpu_ring, all_sizes_small_L, .timeout = 600) {
+    const unsigned top = test_quick() ? 18 : 20;
+    for (unsigned logn = 4; logn <= top; ++logn) {
         check_all_ops((size_t)1 << logn, 1, 62);
         check_all_ops((size_t)1 << logn, 3, logn % 2 ? 50 : 62);
     }
@@ -174,6 +176,7 @@ Test(gpu_ring, large_L, .timeout = 600) {
         check_all_ops((size_t)1 << logn, 34, 62);
         check_all_ops((size_t)1 << logn, 64, logn % 2 ? 55 : 62);
     }
+    if (!test_quick()) check_all_ops((size_t)1 << 20, 16, 62);
 }
 
 /* Partial levels: operations use only the live limbs. */
