@@ -507,14 +507,18 @@ int hepa_bench_bp_compare(size_t reps, int json, const char *commit) {
                 hepa_poly *poly;
                 HK(hepa_ring_create(&ring, N, hepa_bp_rns_plan_moduli(rp), s, HEPA_BACKEND_CUDA));
                 HK(hepa_poly_create(&poly, ring, s));
+                /* s·N words: more than h holds once s > k */
+                uint64_t *hl = malloc(s * N * sizeof *hl);
+                if (!hl) return 1;
                 for (size_t i = 0; i < s; ++i) {
                     const uint64_t q = hepa_bp_rns_plan_moduli(rp)[i];
                     for (size_t j = 0; j < N; ++j) {
                         seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-                        h[i * N + j] = seed % q;
+                        hl[i * N + j] = seed % q;
                     }
                 }
-                HK(hepa_poly_set(poly, h, HEPA_DOMAIN_COEFF));
+                HK(hepa_poly_set(poly, hl, HEPA_DOMAIN_COEFF));
+                free(hl);
                 bp_ctx cn = {CMP_NTT, f, N, NULL, NULL, poly, NULL, NULL, NULL};
                 if (bp_time(&cn, (cudaStream_t)hepa_ring_cuda_stream(ring), reps, &ntt, &mn))
                     return 1;
