@@ -1,0 +1,166 @@
+// bench/experiments/butterfly_floor.cu — how many 62-bit Cooley-Tukey butterflies per second an
+// H100 can do with nothing else in the way (registers only, twiddles from a 1 KiB table in L1),
+// for the library's exact Shoup butterfly (hepa_butterfly_ct_lazy) and three alternatives; each
+// alternative is first checked against hepa_mod_mul on 2^20 random inputs in [0, 4q) plus the
+// extremes. The rate bounds any NTT built from these butterflies: n = 2^16, L = 34 has
+// 2^16 * 34 * 16 / 2 = 17.8 M butterflies. Not part of the CMake build:
+//   nvcc -O3 -arch=sm_90 -std=c++17 -I include -o bfly bench/experiments/butterfly_floor.cu
+// Results: bench/results/2026-11-22-h100-ntt-arith-floor.md.
+#include <cstdio>
+#include <cstdint>
+#include <cuda_runtime.h>
+#include "hepa/modarith.h"
+
+__device__ __forceinline__ uint64_t mulhi_approx(uint64_t b, uint64_t wp) {
+    // floor(b*wp / 2^64) minus at most 2: drops lo32(w1 b0), lo32(w0 b1) and w0 b0
+    const uint32_t b0 = (uint32_t)b, b1 = (uint32_t)(b >> 32);
+    const uint32_t w0 = (uint32_t)wp, w1 = (uint32_t)(wp >> 32);
+    uint64_t t = (uint64_t)__umulhi(w1, b0) + __umulhi(w0, b1);
+    return (uint64_t)w1 * b1 + t;
+}
+
+// A: exact Shoup (the library's)
+__device__ __forceinline__ void bf_A(uint64_t &x, uint64_t &y, uint64_t w, uint64_t wp, uint64_t q) {
+    hepa_butterfly_ct_lazy(&x, &y, w, wp, q);
+}
+// B: approximate quotient: r in [0, 4q) -> one conditional subtraction of 2q
+__device__ __forceinline__ void bf_B(uint64_t &x, uint64_t &y, uint64_t w, uint64_t wp, uint64_t q) {
+    const uint64_t two_q = 2 * q;
+    const uint64_t a = x >= two_q ? x - two_q : x;
+    const uint64_t qt = mulhi_approx(y, wp);
+    uint64_t t = y * w - qt * q;
+    t = t >= two_q ? t - two_q : t;
+    x = a + t;
+    y = a - t + two_q;
+}
+// C: Montgomery, R = 2^64, twiddle W = w R mod q, qinv = -q^-1 mod 2^64: t = (yW + m q)/R in [0, 2q)
+__device__ __forceinline__ void bf_C(uint64_t &x, uint64_t &y, uint64_t W, uint64_t qinv, uint64_t q) {
+    const uint64_t two_q = 2 * q;
+    const uint64_t a = x >= two_q ? x - two_q : x;
+    const uint64_t lo = y * W, hi = __umul64hi(y, W);
+    const uint64_t m = lo * qinv;
+    const uint64_t t = hi + __umul64hi(m, q) + (lo != 0);
+    x = a + t;
+    y = a - t + two_q;
+}
+// D: approximate quotient, lo product merged with nq = 2^64 - q
+__device__ __forceinline__ void bf_D(uint64_t &x, uint64_t &y, uint64_t w, uint64_t wp, uint64_t q) {
+    const uint64_t two_q = 2 * q;
+    const uint64_t a = x >= two_q ? x - two_q : x;
+    const uint64_t qt = mulhi_approx(y, wp);
+    const uint32_t y0 = (uint32_t)y, y1 = (uint32_t)(y >> 32), w0 = (uint32_t)w, w1 = (uint32_t)(w >> 32);
+    const uint64_t nq = 0 - q;
+    const uint32_t q0 = (uint32_t)nq, q1 = (uint32_t)(nq >> 32), t0 = (uint32_t)qt, t1 = (uint32_t)(qt >> 32);
+    uint64_t r = (uint64_t)y0 * w0 + (uint64_t)t0 * q0;
+    uint32_t h = y0 * w1 + y1 * w0 + t0 * q1 + t1 * q0;
+    r += (uint64_t)h << 32;
+    r = r >= two_q ? r - two_q : r;
+    x = a + r;
+    y = a - r + two_q;
+}
+
+template <int V>
+__global__ void __launch_bounds__(256, 4) kern(uint64_t *out, const ulonglong2 *tw, uint64_t q, uint64_t aux, int reps) {
+    uint64_t v[8];
+    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int k = 0; k < 8; ++k) v[k] = (t * 0x9E3779B97F4A7C15ull + k * 0x632BE59BD9B4E019ull) % q;
+    for (int r = 0; r < reps; ++r) {
+#pragma unroll
+        for (int s = 0; s < 3; ++s) {
+#pragma unroll
+            for (int k = 0; k < 8; ++k) {
+                if ((k >> s) & 1) continue;
+                const ulonglong2 w = tw[(r * 7 + s * 4 + k) & 63];
+                if (V == 0) bf_A(v[k], v[k | (1 << s)], w.x, w.y, q);
+                if (V == 1) bf_B(v[k], v[k | (1 << s)], w.x, w.y, q);
+                if (V == 2) bf_C(v[k], v[k | (1 << s)], w.x, aux, q);
+                if (V == 3) bf_D(v[k], v[k | (1 << s)], w.x, w.y, q);
+            }
+        }
+    }
+    uint64_t acc = 0;
+    for (int k = 0; k < 8; ++k) acc ^= v[k];
+    out[t] = acc;
+}
+
+template <int V>
+__global__ void check(unsigned *bad, const uint64_t *xs, const ulonglong2 *tw, const uint64_t *Ws, uint64_t q, uint64_t qinv, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    uint64_t x = xs[2 * i] % (4 * q), y = xs[2 * i + 1] % (4 * q);
+    if (i < 4) { x = 4 * q - 1; y = 4 * q - 1 - i; }
+    const ulonglong2 w = tw[i & 63];
+    uint64_t x1 = x, y1 = y;
+    if (V == 1) bf_B(x1, y1, w.x, w.y, q);
+    if (V == 2) bf_C(x1, y1, Ws[i & 63], qinv, q);
+    if (V == 3) bf_D(x1, y1, w.x, w.y, q);
+    const hepa_modulus m = hepa_modulus_make(q);
+    const uint64_t t = hepa_mod_mul(y % q, w.x, &m);
+    const uint64_t ex = hepa_mod_add(x % q, t, q), ey = hepa_mod_sub(x % q, t, q);
+    if (x1 >= 4 * q || y1 >= 4 * q || x1 % q != ex || y1 % q != ey) atomicAdd(bad, 1u);
+}
+
+int main() {
+    const uint64_t q = 0x3fffffffffffffffull - 0x1234567ull * 2; // not prime; arithmetic only
+    uint64_t qo = q | 1;
+    // -q^-1 mod 2^64
+    uint64_t inv = 1;
+    for (int i = 0; i < 7; ++i) inv *= 2 - qo * inv;
+    const uint64_t qinv = 0 - inv;
+    ulonglong2 h[64];
+    for (int i = 0; i < 64; ++i) {
+        uint64_t w = (0x5DEECE66Dull * (i + 1) * 0x9E3779B97F4A7C15ull) % qo;
+        h[i].x = w;
+        h[i].y = hepa_shoup_precompute(w, qo);
+    }
+    ulonglong2 *tw;
+    uint64_t *out;
+    cudaMalloc(&tw, sizeof h);
+    cudaMemcpy(tw, h, sizeof h, cudaMemcpyHostToDevice);
+    const int blocks = 132 * 4 * 4, threads = 256, reps = 256;
+    cudaMalloc(&out, sizeof(uint64_t) * blocks * threads);
+    {
+        const int n = 1 << 20;
+        uint64_t *hx = new uint64_t[2 * n], Wh[64];
+        uint64_t st = 88172645463325252ull;
+        for (int i = 0; i < 2 * n; ++i) { st ^= st << 13; st ^= st >> 7; st ^= st << 17; hx[i] = st; }
+        for (int i = 0; i < 64; ++i) Wh[i] = (uint64_t)(((unsigned __int128)h[i].x << 64) % qo);
+        uint64_t *dx, *dW; unsigned *bad;
+        cudaMalloc(&dx, 16 * (size_t)n); cudaMalloc(&dW, sizeof Wh); cudaMalloc(&bad, 4);
+        cudaMemcpy(dx, hx, 16 * (size_t)n, cudaMemcpyHostToDevice);
+        cudaMemcpy(dW, Wh, sizeof Wh, cudaMemcpyHostToDevice);
+        for (int v = 1; v < 4; ++v) {
+            cudaMemset(bad, 0, 4);
+            if (v == 1) check<1><<<n / 256, 256>>>(bad, dx, tw, dW, qo, qinv, n);
+            if (v == 2) check<2><<<n / 256, 256>>>(bad, dx, tw, dW, qo, qinv, n);
+            if (v == 3) check<3><<<n / 256, 256>>>(bad, dx, tw, dW, qo, qinv, n);
+            unsigned hb; cudaMemcpy(&hb, bad, 4, cudaMemcpyDeviceToHost);
+            printf("check variant %d: %u bad of %d\n", v, hb, n);
+        }
+    }
+    const char *names[4] = {"A exact Shoup", "B approx-hi Shoup", "C Montgomery", "D approx + merged lo"};
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int v = 0; v < 4; ++v) {
+        float best = 1e9;
+        for (int it = 0; it < 5; ++it) {
+            cudaEventRecord(e0);
+            if (v == 0) kern<0><<<blocks, threads>>>(out, tw, qo, qinv, reps);
+            if (v == 1) kern<1><<<blocks, threads>>>(out, tw, qo, qinv, reps);
+            if (v == 2) kern<2><<<blocks, threads>>>(out, tw, qo, qinv, reps);
+            if (v == 3) kern<3><<<blocks, threads>>>(out, tw, qo, qinv, reps);
+            cudaEventRecord(e1);
+            cudaEventSynchronize(e1);
+            float ms;
+            cudaEventElapsedTime(&ms, e0, e1);
+            if (ms < best) best = ms;
+        }
+        const double bf = (double)blocks * threads * reps * 12;
+        const double rate = bf / (best * 1e-3); // butterflies per second
+        printf("%-22s %8.3f ms  %7.2f Gbfly/s  -> n=2^16 L=34 NTT (17.8M bfly): %.1f us\n", names[v],
+               best, rate / 1e9, 17825792.0 / rate * 1e6);
+    }
+    printf("%s\n", cudaGetErrorString(cudaGetLastError()));
+    return 0;
+}
