@@ -556,3 +556,123 @@ int hepa_bench_bp_compare(size_t reps, int json, const char *commit) {
     if (bad) fprintf(stderr, "hepa-bench: the two routes DISAGREE (see the 'equal' column)\n");
     return bad;
 }
+
+/* ---- CKKS encode / decode and FP64 DFT plans (--ckks) ---------------------------------------- */
+
+#include <time.h>
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int hepa_bench_ckks(size_t reps, const char *commit) {
+    struct cudaDeviceProp prop;
+    double bw;
+    if (bp_prologue("--ckks", &commit, &prop, &bw)) return 1;
+    printf("# hepa-bench CKKS encode/decode and FP64 DFT plans\n\nGPU: %s, commit %s\n"
+           "device-to-device copy: %.0f GB/s (read + write)\n\n",
+           prop.name, commit, bw);
+    /* encode / decode at N = 2^16, 34 limbs of 60 bits, Δ = 2^40 */
+    const size_t n = 65536, L = 34, h = n / 2;
+    uint64_t q[34];
+    HK(hepa_primes_ntt(q, L, 60, n));
+    hepa_ring *ring;
+    HK(hepa_ring_create(&ring, n, q, L, HEPA_BACKEND_CUDA));
+    hepa_ckks_encoder *enc;
+    HK(hepa_ckks_encoder_create(&enc, ring));
+    double *hz = malloc(2 * h * sizeof *hz), *dz, *dout, *hout;
+    if (!hz) return 1;
+    uint64_t seed = 0xA4093822299F31D0ull;
+    for (size_t i = 0; i < 2 * h; ++i) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        hz[i] = (double)(seed >> 11) * 0x1p-52 - 1.0;
+    }
+    CK(cudaMalloc((void **)&dz, 2 * h * sizeof *dz));
+    CK(cudaMalloc((void **)&dout, 2 * h * sizeof *dout));
+    HK(hepa_host_alloc((void **)&hout, 2 * h * sizeof *hout));
+    CK(cudaMemcpy(dz, hz, 2 * h * sizeof *dz, cudaMemcpyHostToDevice));
+    hepa_poly *pt;
+    HK(hepa_poly_create(&pt, ring, L));
+    const double scale = 0x1p40;
+    double *t = malloc(reps * sizeof *t);
+    if (!t) return 1;
+    static const char *what[4] = {"encode (device slots in, NTT-domain plaintext out)",
+                                  "encode (host slots in)",
+                                  "decode to device memory (waits for the result)",
+                                  "decode to host memory (pinned)"};
+    printf("N = 2^16, %zu limbs of 60 bits, scale 2^40; host wall time of the call (encode waits "
+           "for its own check; decode + hepa_ring_sync), median of %zu after 3 warm-ups; decode "
+           "reads %zu limbs\n\n| operation | median µs | min µs |\n|---|---|---|\n",
+           L, reps, hepa_ckks_decode_limbs(enc, L, scale));
+    for (int op = 0; op < 4; ++op) {
+        for (size_t i = 0; i < reps + 3; ++i) {
+            HK(hepa_ring_sync(ring));
+            const double t0 = now_s();
+            switch (op) {
+            case 0: HK(hepa_ckks_encode(enc, pt, dz, scale)); break;
+            case 1: HK(hepa_ckks_encode(enc, pt, hz, scale)); break;
+            case 2: HK(hepa_ckks_decode(enc, pt, scale, dout)); HK(hepa_ring_sync(ring)); break;
+            default: HK(hepa_ckks_decode(enc, pt, scale, hout)); break;
+            }
+            const double t1 = now_s();
+            if (i >= 3) t[i - 3] = t1 - t0;
+        }
+        double med, mn;
+        stats(t, reps, &med, &mn);
+        printf("| %s | %.1f | %.1f |\n", what[op], med * 1e6, mn * 1e6);
+    }
+    /* check the round trip once */
+    HK(hepa_ckks_encode(enc, pt, dz, scale));
+    HK(hepa_ckks_decode(enc, pt, scale, hout));
+    double worst = 0;
+    for (size_t i = 0; i < 2 * h; ++i) worst = fmax(worst, fabs(hout[i] - hz[i]));
+    printf("\nround trip max |error| = %.3g (bound N/Δ = %.3g)\n", worst, (double)n / scale);
+    hepa_poly_destroy(pt);
+    hepa_host_free(hout);
+    cudaFree(dz);
+    cudaFree(dout);
+    free(hz);
+    hepa_ckks_encoder_destroy(enc);
+    hepa_ring_destroy(ring);
+
+    /* FP64 DFT plans: batches of 2^26 points (1 GiB), out of place, one read + one write */
+    const size_t pts = (size_t)1 << 26;
+    double *a, *b;
+    CK(cudaMalloc((void **)&a, pts * 2 * sizeof *a));
+    CK(cudaMalloc((void **)&b, pts * 2 * sizeof *b));
+    CK(cudaMemset(a, 0, pts * 2 * sizeof *a));
+    printf("\nFP64 DFT plans (hepa_dft_exec, forward, out of place), batch = 2^26 / n vectors "
+           "(1 GiB), CUDA events, median of %zu; GB/s counts one read + one write\n\n"
+           "| n | passes | median µs | GB/s | %% of copy |\n|---|---|---|---|---|\n", reps);
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (unsigned lg = 10; lg <= 16; ++lg) {
+        const size_t nn = (size_t)1 << lg;
+        hepa_dft_plan *p;
+        HK(hepa_dft_plan_create(&p, nn, pts / nn, HEPA_DFT_FP64));
+        for (size_t i = 0; i < reps + 3; ++i) {
+            CK(cudaEventRecord(e0, 0));
+            HK(hepa_dft_exec(p, b, a, 0, NULL));
+            CK(cudaEventRecord(e1, 0));
+            CK(cudaEventSynchronize(e1));
+            float ms;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            if (i >= 3) t[i - 3] = ms * 1e-3;
+        }
+        double med, mn;
+        stats(t, reps, &med, &mn);
+        const double gbs = 2.0 * 16.0 * (double)pts / med / 1e9;
+        printf("| 2^%u | %u | %.1f | %.0f | %.0f%% |\n", lg, (lg + 3) / 4, med * 1e6, gbs,
+               100.0 * gbs / bw);
+        hepa_dft_plan_destroy(p);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaFree(a);
+    cudaFree(b);
+    free(t);
+    return 0;
+}

@@ -15,4 +15,8 @@ int hepa_bench_bp_suite(size_t reps, int json, const char *commit);
  * route (N <= HEPA_RING_MAX_N), outputs compared element by element, plus one big-prime FFT vs
  * the s small-prime NTTs it replaces. Markdown table (or JSON). Returns 0 when all agree. */
 int hepa_bench_bp_compare(size_t reps, int json, const char *commit);
+/* CKKS encode / decode latency (N = 2^16, 34 limbs of 60 bits, Δ = 2^40; slots on the device,
+ * decode to device and to host memory) and FP64 DFT plan throughput (batches of 2^27 points)
+ * against a device copy of the same bytes. CUDA events, median of `reps`. Markdown. */
+int hepa_bench_ckks(size_t reps, const char *commit);
 #endif

@@ -7,6 +7,7 @@
 static const hepa_status all_status[] = {
     HEPA_OK,         HEPA_ERR_INVALID_ARGUMENT, HEPA_ERR_UNSUPPORTED, HEPA_ERR_OUT_OF_MEMORY,
     HEPA_ERR_NO_DEVICE, HEPA_ERR_DEVICE,        HEPA_ERR_MISMATCH,    HEPA_ERR_DOMAIN,
+    HEPA_ERR_RANGE,
 };
 #define NUM_STATUS (sizeof all_status / sizeof all_status[0])
 
@@ -25,7 +26,7 @@ Test(status, strings_distinct_and_non_null) {
 
 /* Values outside the enum still give a string (callers print whatever they received). */
 Test(status, unknown_values) {
-    const int unknown[] = {8, 99, 1234, -1, 0x7fffffff};
+    const int unknown[] = {9, 99, 1234, -1, 0x7fffffff};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
         const char *s = hepa_status_string((hepa_status)unknown[i]);
         cr_assert(s != NULL, "hepa_status_string(%d) is NULL", unknown[i]);
@@ -43,7 +44,7 @@ Test(status, strings_name_the_code) {
     static const char *names[] = {
         "HEPA_OK",           "HEPA_ERR_INVALID_ARGUMENT", "HEPA_ERR_UNSUPPORTED",
         "HEPA_ERR_OUT_OF_MEMORY", "HEPA_ERR_NO_DEVICE",   "HEPA_ERR_DEVICE",
-        "HEPA_ERR_MISMATCH", "HEPA_ERR_DOMAIN",
+        "HEPA_ERR_MISMATCH", "HEPA_ERR_DOMAIN",           "HEPA_ERR_RANGE",
     };
     for (size_t i = 0; i < NUM_STATUS; ++i) {
         const char *s = hepa_status_string(all_status[i]);

@@ -15,5 +15,7 @@
 #include "hepa/crt.h"
 #include "hepa/bigprime.h"
 #include "hepa/bigprime_cuda.h"
+#include "hepa/dft.h"
+#include "hepa/ckks.h"
 
 #endif /* HEPA_HEPA_H */

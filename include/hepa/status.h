@@ -33,6 +33,7 @@ typedef enum hepa_status {
     HEPA_ERR_DEVICE = 5,            /* a CUDA call failed (driver/runtime error) */
     HEPA_ERR_MISMATCH = 6,          /* operands from different rings, levels or domains */
     HEPA_ERR_DOMAIN = 7,            /* operand in the wrong domain (coefficient vs NTT) */
+    HEPA_ERR_RANGE = 8,             /* a value does not fit (e.g. encoded coefficients >= Q/2) */
 } hepa_status;
 
 /* A short, static, human-readable name for a status ("HEPA_OK: success", ...). Never NULL;

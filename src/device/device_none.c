@@ -67,3 +67,40 @@ HEPA_API hepa_status hepa_host_alloc(void **out, size_t bytes) {
 HEPA_API void hepa_host_free(void *ptr) { free(ptr); }
 
 int _hepa_dev_is_pinned(const void *ptr) { (void)ptr; return 0; }
+
+/* CKKS encoder and DFT plans (hepa/ckks.h, hepa/dft.h): no device in this build. */
+#include "hepa/dft.h"
+struct hepa_ckks_encoder;
+int _hepa_dev_ptr_is_device(const void *p) {
+    (void)p;
+    return 0;
+}
+hepa_status _hepa_dev_ckks_init(struct hepa_ckks_encoder *e) {
+    (void)e;
+    return HEPA_ERR_NO_DEVICE;
+}
+void _hepa_dev_ckks_free(struct hepa_ckks_encoder *e) { (void)e; }
+hepa_status _hepa_dev_ckks_encode(const struct hepa_ckks_encoder *e, struct hepa_poly *out,
+                                  const double *slots, double scale) {
+    (void)e, (void)out, (void)slots, (void)scale;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status _hepa_dev_ckks_decode(const struct hepa_ckks_encoder *e, const struct hepa_poly *pt,
+                                  double scale, double *slots, size_t t) {
+    (void)e, (void)pt, (void)scale, (void)slots, (void)t;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status hepa_dft_plan_create(hepa_dft_plan **out, size_t n, size_t batch, hepa_dft_mode mode) {
+    (void)out, (void)n, (void)batch, (void)mode;
+    _hepa_set_error_message("hepa_dft_plan_create: this build has no CUDA backend");
+    return HEPA_ERR_UNSUPPORTED;
+}
+void hepa_dft_plan_destroy(hepa_dft_plan *p) { (void)p; }
+hepa_status _hepa_dft_exec(const hepa_dft_plan *p, double *o, const double *i, int inv, void *st) {
+    (void)p, (void)o, (void)i, (void)inv, (void)st;
+    return HEPA_ERR_UNSUPPORTED;
+}
+hepa_status hepa_dft_exec(const hepa_dft_plan *p, double *o, const double *i, int inv, void *st) {
+    (void)p, (void)o, (void)i, (void)inv, (void)st;
+    return HEPA_ERR_UNSUPPORTED;
+}

@@ -27,6 +27,7 @@ const char *hepa_status_string(hepa_status status) {
     case HEPA_ERR_DEVICE: return "HEPA_ERR_DEVICE: CUDA error";
     case HEPA_ERR_MISMATCH: return "HEPA_ERR_MISMATCH: operands of different rings or levels";
     case HEPA_ERR_DOMAIN: return "HEPA_ERR_DOMAIN: operand in the wrong domain (coefficient/NTT)";
+    case HEPA_ERR_RANGE: return "HEPA_ERR_RANGE: value out of range (does not fit the modulus)";
     }
     return "unknown hepa_status";
 }

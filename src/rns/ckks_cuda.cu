@@ -1,0 +1,206 @@
+// src/rns/ckks_cuda.cu — CKKS encode and decode on the device (CUDA backend of hepa/ckks.h).
+// Same steps and the same integer code (ckks_core.h) as the host path in ckks.c:
+//   encode: place Δ·z_j at t_j (checking the slots) → forward DFT → untwist, round, reduce into
+//           every limb (checking |m_k| < Q/2) → forward NTT; then one 4-byte read-back of the
+//           check flags (the call's only wait);
+//   decode: inverse NTT of the t limbs decode needs (into scratch) → CRT to doubles / Δ, twist →
+//           inverse DFT → permute into the slots.
+// Not yet fused: the rounding could feed the NTT's first pass directly, saving one write and one
+// read of the level·N words (issue 4's encode target).
+#include <cuda_runtime.h>
+#include <math.h>
+
+#include "rns/ckks_internal.h"
+#include "hepa/dft.h"
+
+namespace {
+
+struct ckks_dev {
+    hepa_dft_plan *plan;   // size h, batch 1
+    uint32_t *perm;        // h
+    double2 *twist;        // h
+    hepa_modulus *mods;    // L
+    ckks_crt_consts *crt;  // one
+    int *flag;             // device: bit 0 bad slot, bit 1 out of range
+    int *hflag;            // pinned host copy
+};
+
+constexpr int FLAG_BAD_SLOT = 1, FLAG_RANGE = 2;
+
+__global__ void enc_place(double2 *Z, const double2 *slots, const uint32_t *perm, double scale,
+                          size_t h, int *flag) {
+    const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= h) return;
+    const double2 z = slots[j];
+    if (!isfinite(z.x) || !isfinite(z.y)) atomicOr(flag, FLAG_BAD_SLOT);
+    Z[perm[j]] = make_double2(scale * z.x, scale * z.y);
+}
+
+__global__ void enc_round(uint64_t *out, const double2 *Z, const double2 *twist,
+                          const hepa_modulus *mods, size_t level, size_t n, size_t h,
+                          double inv_h, double bound, int *flag) {
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= h) return;
+    const double2 z = Z[k], w = twist[k];
+    const double ur = z.x * inv_h, ui = z.y * inv_h;
+    // __dmul_rn / __dadd_rn: no FMA contraction, the same roundings as the host code
+    const double m0 = rint(__dadd_rn(__dmul_rn(ur, w.x), __dmul_rn(ui, w.y)));
+    const double m1 = rint(__dsub_rn(__dmul_rn(ui, w.x), __dmul_rn(ur, w.y)));
+    if (!(fabs(m0) < bound) || !(fabs(m1) < bound)) {
+        atomicOr(flag, FLAG_RANGE);
+        return;
+    }
+    for (size_t i = 0; i < level; ++i) {
+        const hepa_modulus m = mods[i];
+        out[i * n + k] = ckks_residue(m0, &m);
+        out[i * n + k + h] = ckks_residue(m1, &m);
+    }
+}
+
+__global__ void dec_crt(double2 *U, const uint64_t *c, const ckks_crt_consts *crt, size_t t,
+                        const double2 *twist, double inv_scale, size_t n, size_t h) {
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= h) return;
+    const double a = __dmul_rn(ckks_crt_to_double(crt, t, c + k, n), inv_scale);
+    const double b = __dmul_rn(ckks_crt_to_double(crt, t, c + k + h, n), inv_scale);
+    const double2 w = twist[k];
+    U[k] = make_double2(__dsub_rn(__dmul_rn(a, w.x), __dmul_rn(b, w.y)),
+                        __dadd_rn(__dmul_rn(a, w.y), __dmul_rn(b, w.x)));
+}
+
+__global__ void dec_perm(double2 *slots, const double2 *U, const uint32_t *perm, size_t h) {
+    const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < h) slots[j] = U[perm[j]];
+}
+
+unsigned blocks_for(size_t n) { return (unsigned)((n + 255) / 256); }
+
+} // namespace
+
+extern "C" int _hepa_dev_ptr_is_device(const void *p) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+extern "C" hepa_status _hepa_dev_ckks_init(hepa_ckks_encoder *e) {
+    ckks_dev *d = (ckks_dev *)calloc(1, sizeof *d);
+    if (!d) return HEPA_ERR_OUT_OF_MEMORY;
+    e->dev = d;
+    const size_t h = e->h, L = e->ring->num_moduli;
+    hepa_status s = hepa_dft_plan_create(&d->plan, h, 1, HEPA_DFT_FP64);
+    if (s != HEPA_OK) return s;
+    cudaError_t c = cudaMalloc((void **)&d->perm, h * sizeof *d->perm);
+    if (c == cudaSuccess) c = cudaMalloc((void **)&d->twist, h * sizeof *d->twist);
+    if (c == cudaSuccess) c = cudaMalloc((void **)&d->mods, L * sizeof *d->mods);
+    if (c == cudaSuccess) c = cudaMalloc((void **)&d->crt, sizeof *d->crt);
+    if (c == cudaSuccess) c = cudaMalloc((void **)&d->flag, sizeof *d->flag);
+    if (c == cudaSuccess) c = cudaMallocHost((void **)&d->hflag, sizeof *d->hflag);
+    if (c == cudaSuccess)
+        c = cudaMemcpy(d->perm, e->perm, h * sizeof *d->perm, cudaMemcpyHostToDevice);
+    if (c == cudaSuccess)
+        c = cudaMemcpy(d->twist, e->twist, h * sizeof *d->twist, cudaMemcpyHostToDevice);
+    if (c == cudaSuccess)
+        c = cudaMemcpy(d->mods, e->ring->mods, L * sizeof *d->mods, cudaMemcpyHostToDevice);
+    if (c == cudaSuccess) c = cudaMemcpy(d->crt, &e->crt, sizeof *d->crt, cudaMemcpyHostToDevice);
+    return c == cudaSuccess ? HEPA_OK : _hepa_dev_status(c, "hepa_ckks_encoder_create");
+}
+
+extern "C" void _hepa_dev_ckks_free(hepa_ckks_encoder *e) {
+    ckks_dev *d = (ckks_dev *)e->dev;
+    if (!d) return;
+    hepa_dft_plan_destroy(d->plan);
+    cudaFree(d->perm);
+    cudaFree(d->twist);
+    cudaFree(d->mods);
+    cudaFree(d->crt);
+    cudaFree(d->flag);
+    cudaFreeHost(d->hflag);
+    free(d);
+    e->dev = NULL;
+}
+
+extern "C" hepa_status _hepa_dev_ckks_encode(const hepa_ckks_encoder *e, hepa_poly *out,
+                                             const double *slots, double scale) {
+    const ckks_dev *d = (const ckks_dev *)e->dev;
+    const hepa_ring *r = e->ring;
+    cudaStream_t st = (cudaStream_t)r->dev->stream;
+    const size_t h = e->h, n = r->n, level = out->level;
+    const bool on_dev = _hepa_dev_ptr_is_device(slots);
+    double2 *Z = NULL, *in = NULL;
+    hepa_status s = _hepa_dev_alloc(r, (void **)&Z, h * sizeof *Z);
+    if (s == HEPA_OK && !on_dev) s = _hepa_dev_alloc(r, (void **)&in, h * sizeof *in);
+    if (s == HEPA_OK && !on_dev) s = _hepa_dev_copy(r, in, slots, h * sizeof *in, 0);
+    cudaError_t c = cudaSuccess;
+    if (s == HEPA_OK) {
+        c = cudaMemsetAsync(d->flag, 0, sizeof *d->flag, st);
+        if (c == cudaSuccess) {
+            enc_place<<<blocks_for(h), 256, 0, st>>>(Z, on_dev ? (const double2 *)slots : in,
+                                                     d->perm, scale, h, d->flag);
+            c = cudaGetLastError();
+        }
+        if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
+    }
+    if (s == HEPA_OK) s = _hepa_dft_exec(d->plan, (double *)Z, (const double *)Z, 0, st);
+    if (s == HEPA_OK) {
+        enc_round<<<blocks_for(h), 256, 0, st>>>(out->data, Z, d->twist, d->mods, level, n, h,
+                                                 1.0 / (double)h, e->halfq[level - 1], d->flag);
+        c = cudaGetLastError();
+        if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
+    }
+    if (s == HEPA_OK) s = _hepa_dev_ntt_forward(r, level, out->data, out->data);
+    if (s == HEPA_OK) {
+        c = cudaMemcpyAsync(d->hflag, d->flag, sizeof *d->flag, cudaMemcpyDeviceToHost, st);
+        if (c == cudaSuccess) c = cudaStreamSynchronize(st);
+        if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
+    }
+    if (Z) _hepa_dev_free(r, Z);
+    if (in) _hepa_dev_free(r, in);
+    if (s != HEPA_OK) return s;
+    if (*d->hflag & FLAG_BAD_SLOT) return HEPA_ERR_INVALID_ARGUMENT;
+    if (*d->hflag & FLAG_RANGE) return HEPA_ERR_RANGE;
+    out->domain = HEPA_DOMAIN_NTT;
+    return HEPA_OK;
+}
+
+extern "C" hepa_status _hepa_dev_ckks_decode(const hepa_ckks_encoder *e, const hepa_poly *pt,
+                                             double scale, double *slots, size_t t) {
+    const ckks_dev *d = (const ckks_dev *)e->dev;
+    const hepa_ring *r = e->ring;
+    cudaStream_t st = (cudaStream_t)r->dev->stream;
+    const size_t h = e->h, n = r->n;
+    const bool on_dev = _hepa_dev_ptr_is_device(slots);
+    uint64_t *coef = NULL;
+    double2 *U = NULL, *outv = NULL;
+    hepa_status s = _hepa_dev_alloc(r, (void **)&U, h * sizeof *U);
+    if (s == HEPA_OK && !on_dev) s = _hepa_dev_alloc(r, (void **)&outv, h * sizeof *outv);
+    const uint64_t *c = pt->data;
+    if (s == HEPA_OK && pt->domain == HEPA_DOMAIN_NTT) {
+        s = _hepa_dev_alloc(r, (void **)&coef, t * n * sizeof *coef);
+        if (s == HEPA_OK) s = _hepa_dev_ntt_inverse(r, t, coef, pt->data);
+        c = coef;
+    }
+    cudaError_t ce = cudaSuccess;
+    if (s == HEPA_OK) {
+        dec_crt<<<blocks_for(h), 256, 0, st>>>(U, c, d->crt, t, d->twist, 1.0 / scale, n, h);
+        ce = cudaGetLastError();
+        if (ce != cudaSuccess) s = _hepa_dev_status(ce, "hepa_ckks_decode");
+    }
+    if (s == HEPA_OK) s = _hepa_dft_exec(d->plan, (double *)U, (const double *)U, 1, st);
+    if (s == HEPA_OK) {
+        dec_perm<<<blocks_for(h), 256, 0, st>>>(on_dev ? (double2 *)slots : outv, U, d->perm, h);
+        ce = cudaGetLastError();
+        if (ce != cudaSuccess) s = _hepa_dev_status(ce, "hepa_ckks_decode");
+    }
+    if (s == HEPA_OK && !on_dev) {
+        s = _hepa_dev_copy(r, slots, outv, h * sizeof *outv, 1);
+        if (s == HEPA_OK) s = _hepa_dev_sync(r);
+    }
+    if (coef) _hepa_dev_free(r, coef);
+    if (U) _hepa_dev_free(r, U);
+    if (outv) _hepa_dev_free(r, outv);
+    return s;
+}
