@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda_runtime.h>
 
@@ -558,8 +559,6 @@ int hepa_bench_bp_compare(size_t reps, int json, const char *commit) {
 }
 
 /* ---- CKKS encode / decode and FP64 DFT plans (--ckks) ---------------------------------------- */
-
-#include <time.h>
 
 static double now_s(void) {
     struct timespec ts;

@@ -194,3 +194,33 @@ extern "C" int _hepa_dev_is_pinned(const void *ptr) {
     }
     return a.type == cudaMemoryTypeHost;
 }
+
+// Device-pointer checks of the calls that take raw device vectors (big-prime, DFT, CKKS).
+extern "C" hepa_status _hepa_dev_check_ptr(const void *p, const char *what) {
+    cudaPointerAttributes a;
+    const cudaError_t e = cudaPointerGetAttributes(&a, p);
+    if (e == cudaErrorInvalidValue) {
+        (void)cudaGetLastError();
+        _hepa_set_error_message("%s: not a pointer the CUDA runtime knows", what);
+        return HEPA_ERR_INVALID_ARGUMENT;
+    }
+    if (e != cudaSuccess) {
+        const hepa_status s = _hepa_dev_status(e, "cudaPointerGetAttributes");
+        (void)cudaGetLastError();
+        return s;
+    }
+    if (a.type == cudaMemoryTypeUnregistered) {
+        _hepa_set_error_message("%s: host memory where device memory is needed", what);
+        return HEPA_ERR_INVALID_ARGUMENT;
+    }
+    return HEPA_OK;
+}
+
+extern "C" int _hepa_dev_ptr_is_device(const void *p) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}

@@ -174,13 +174,6 @@ extern "C" hepa_status _hepa_dft_exec(const hepa_dft_plan *p, double *d_out, con
     cudaStream_t st = (cudaStream_t)stream;
     double2 *out = (double2 *)d_out, *scratch = p->scratch;
     const double2 *in = (const double2 *)d_in;
-    if (p->npass == 0) { // n = 1 never happens (n >= 2), kept for safety
-        if (d_out != d_in)
-            return _hepa_dev_status(cudaMemcpyAsync(d_out, d_in, 2 * sizeof(double) * p->batch,
-                                                    cudaMemcpyDeviceToDevice, st),
-                                    "hepa_dft_exec");
-        return HEPA_OK;
-    }
     // in place with an odd number (> 1) of passes: the first pass would overwrite its own input
     const bool even = d_out == d_in && p->npass > 1;
     const int np = even ? p->npass_even : p->npass;
@@ -198,13 +191,12 @@ extern "C" hepa_status _hepa_dft_exec(const hepa_dft_plan *p, double *d_out, con
     return HEPA_OK;
 }
 
-extern "C" hepa_status _hepa_bp_check_device_ptr(const void *p, const char *what);
 
 extern "C" hepa_status hepa_dft_exec(const hepa_dft_plan *p, double *d_out, const double *d_in,
                                      int inverse, void *stream) {
     if (!p || !d_out || !d_in) return HEPA_ERR_INVALID_ARGUMENT;
-    hepa_status s = _hepa_bp_check_device_ptr(d_out, "hepa_dft_exec output");
-    if (s == HEPA_OK) s = _hepa_bp_check_device_ptr(d_in, "hepa_dft_exec input");
+    hepa_status s = _hepa_dev_check_ptr(d_out, "hepa_dft_exec output");
+    if (s == HEPA_OK) s = _hepa_dev_check_ptr(d_in, "hepa_dft_exec input");
     if (s != HEPA_OK) return s;
     return _hepa_dft_exec(p, d_out, d_in, inverse, stream);
 }

@@ -57,6 +57,13 @@ hepa_status _hepa_dev_copy(const struct hepa_ring *ring, void *dst, const void *
 int _hepa_dev_is_pinned(const void *ptr);
 hepa_status _hepa_dev_memset(const struct hepa_ring *ring, void *dst, int value, size_t bytes);
 
+/* HEPA_OK when p is memory the device can use (device, managed or registered host memory);
+ * HEPA_ERR_INVALID_ARGUMENT for plain host memory or a pointer CUDA does not know, with a
+ * message naming `what`. */
+hepa_status _hepa_dev_check_ptr(const void *p, const char *what);
+/* 1 when p is device (or managed) memory; 0 for host memory or in a CPU-only build. */
+int _hepa_dev_ptr_is_device(const void *p);
+
 /* Records a CUDA error (its name and message, for hepa_last_error_message) and maps it to a
  * status: allocation failures → HEPA_ERR_OUT_OF_MEMORY, no device → HEPA_ERR_NO_DEVICE, the
  * rest → HEPA_ERR_DEVICE. code is a cudaError_t. */

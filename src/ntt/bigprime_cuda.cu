@@ -161,9 +161,9 @@ hepa_status checked(Kind kind, const hepa_bp_field *f, uint64_t *z, const uint64
     size_t words;
     if (!words_of(n, df.k, &words)) return HEPA_ERR_INVALID_ARGUMENT;
     if (n == 0) return HEPA_OK;
-    if ((s = _hepa_bp_check_device_ptr(z, "output")) != HEPA_OK) return s;
-    if ((s = _hepa_bp_check_device_ptr(x, "input x")) != HEPA_OK) return s;
-    if (binary && (s = _hepa_bp_check_device_ptr(y, "input y")) != HEPA_OK) return s;
+    if ((s = _hepa_dev_check_ptr(z, "output")) != HEPA_OK) return s;
+    if ((s = _hepa_dev_check_ptr(x, "input x")) != HEPA_OK) return s;
+    if (binary && (s = _hepa_dev_check_ptr(y, "input y")) != HEPA_OK) return s;
     return launch(kind, df, z, x, y, n, i, stream);
 }
 
@@ -530,7 +530,7 @@ extern "C" hepa_status hepa_bp_dev_upload(const hepa_bp_field *f, uint64_t *d_x,
     size_t words;
     if (!words_of(N, k, &words)) return HEPA_ERR_INVALID_ARGUMENT;
     if (N == 0) return HEPA_OK;
-    hepa_status s = _hepa_bp_check_device_ptr(d_x, "upload destination");
+    hepa_status s = _hepa_dev_check_ptr(d_x, "upload destination");
     if (s != HEPA_OK) return s;
     uint64_t *tmp = (uint64_t *)malloc(words * sizeof *tmp);
     if (!tmp) return HEPA_ERR_OUT_OF_MEMORY;
@@ -566,7 +566,7 @@ extern "C" hepa_status hepa_bp_dev_download(const hepa_bp_field *f, uint64_t *h_
     size_t words;
     if (!words_of(N, k, &words)) return HEPA_ERR_INVALID_ARGUMENT;
     if (N == 0) return HEPA_OK;
-    hepa_status s = _hepa_bp_check_device_ptr(d_x, "download source");
+    hepa_status s = _hepa_dev_check_ptr(d_x, "download source");
     if (s != HEPA_OK) return s;
     uint64_t *tmp = (uint64_t *)malloc(words * sizeof *tmp);
     if (!tmp) return HEPA_ERR_OUT_OF_MEMORY;
@@ -642,7 +642,7 @@ extern "C" hepa_status hepa_bp_dev_fft(const hepa_bp_field *f, uint64_t *d_x, si
     size_t words;
     if (!words_of(N, k, &words) || N > SIZE_MAX / 4 / sizeof(uint64_t) / k)
         return HEPA_ERR_INVALID_ARGUMENT;
-    if ((s = _hepa_bp_check_device_ptr(d_x, "FFT vector")) != HEPA_OK) return s;
+    if ((s = _hepa_dev_check_ptr(d_x, "FFT vector")) != HEPA_OK) return s;
     if (N == 1) return HEPA_OK; // X_0 = x_0 both ways (N^(-1) = 1)
 
     FftSeeds sd;
@@ -759,9 +759,9 @@ void plan_poly_mul(const hepa_bp_dev_plan *p, uint64_t *z, const uint64_t *x, co
 hepa_status plan_checks(const hepa_bp_dev_plan *p, const void *a, const void *b, const void *c) {
     if (!p || !a || !b || !c) return HEPA_ERR_INVALID_ARGUMENT;
     hepa_status s;
-    if ((s = _hepa_bp_check_device_ptr(a, "output")) != HEPA_OK) return s;
-    if (b != a && (s = _hepa_bp_check_device_ptr(b, "input")) != HEPA_OK) return s;
-    if (c != a && c != b && (s = _hepa_bp_check_device_ptr(c, "input y")) != HEPA_OK) return s;
+    if ((s = _hepa_dev_check_ptr(a, "output")) != HEPA_OK) return s;
+    if (b != a && (s = _hepa_dev_check_ptr(b, "input")) != HEPA_OK) return s;
+    if (c != a && c != b && (s = _hepa_dev_check_ptr(c, "input y")) != HEPA_OK) return s;
     return HEPA_OK;
 }
 
@@ -901,22 +901,3 @@ extern "C" hepa_status hepa_bp_dev_poly_mul(const hepa_bp_dev_plan *plan, uint64
 
 // Rejects plain (unregistered) host memory where a device pointer is needed: a kernel touching
 // it would fault and leave the context unusable. Device, managed and mapped pinned memory pass.
-extern "C" hepa_status _hepa_bp_check_device_ptr(const void *p, const char *what) {
-    cudaPointerAttributes a;
-    const cudaError_t e = cudaPointerGetAttributes(&a, p);
-    if (e == cudaErrorInvalidValue) {
-        (void)cudaGetLastError();
-        _hepa_set_error_message("%s: not a pointer the CUDA runtime knows", what);
-        return HEPA_ERR_INVALID_ARGUMENT;
-    }
-    if (e != cudaSuccess) {
-        const hepa_status s = _hepa_dev_status(e, "cudaPointerGetAttributes");
-        (void)cudaGetLastError();
-        return s;
-    }
-    if (a.type == cudaMemoryTypeUnregistered) {
-        _hepa_set_error_message("%s: host memory where device memory is needed", what);
-        return HEPA_ERR_INVALID_ARGUMENT;
-    }
-    return HEPA_OK;
-}

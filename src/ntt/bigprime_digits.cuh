@@ -25,12 +25,10 @@
 #define HEPA_SRC_NTT_BIGPRIME_DIGITS_CUH
 #include <stdint.h>
 
+#include "device/internal.h"
 #include "hepa/bigprime_cuda.h"
 
-// Rejects plain (unregistered) host memory where a device pointer is needed (a kernel touching
-// it would fault and leave the context unusable): HEPA_ERR_INVALID_ARGUMENT, with `what` in the
-// error message. Device, managed and mapped pinned memory pass. Defined in bigprime_cuda.cu.
-extern "C" hepa_status _hepa_bp_check_device_ptr(const void *p, const char *what);
+// (Device-pointer checks: _hepa_dev_check_ptr in device/internal.h.)
 
 namespace hepa_bp {
 

@@ -297,9 +297,9 @@ extern "C" hepa_status hepa_bp_rns_poly_mul(const hepa_bp_rns_plan *plan, uint64
                                             void *stream) {
     if (!plan || !d_z || !d_x || !d_y) return HEPA_ERR_INVALID_ARGUMENT;
     hepa_status st;
-    if ((st = _hepa_bp_check_device_ptr(d_z, "RNS product output")) != HEPA_OK ||
-        (st = _hepa_bp_check_device_ptr(d_x, "RNS product input x")) != HEPA_OK ||
-        (d_y != d_x && (st = _hepa_bp_check_device_ptr(d_y, "RNS product input y")) != HEPA_OK))
+    if ((st = _hepa_dev_check_ptr(d_z, "RNS product output")) != HEPA_OK ||
+        (st = _hepa_dev_check_ptr(d_x, "RNS product input x")) != HEPA_OK ||
+        (d_y != d_x && (st = _hepa_dev_check_ptr(d_y, "RNS product input y")) != HEPA_OK))
         return st;
     const hepa_ring *ring = plan->ring;
     cudaStream_t us = (cudaStream_t)stream, rs = (cudaStream_t)ring->dev->stream;

@@ -17,8 +17,8 @@ static void build_crt(hepa_ckks_encoder *e) {
     ckks_crt_consts *C = &e->crt;
     memset(C, 0, sizeof *C);
     C->T = T;
-    mpz_t P, h, m;
-    mpz_inits(P, h, m, NULL);
+    mpz_t P, h;
+    mpz_inits(P, h, NULL);
     mpz_set_ui(P, 1); /* P = P_l = q_0···q_(l-1) */
     double lg = 0;
     for (size_t l = 0; l < L; ++l) {
@@ -38,7 +38,7 @@ static void build_crt(hepa_ckks_encoder *e) {
             mpz_export(C->halfQ[l], &cnt, -1, sizeof(uint64_t), 0, 0, h);
         }
     }
-    mpz_clears(P, h, m, NULL);
+    mpz_clears(P, h, NULL);
 }
 
 hepa_status hepa_ckks_encoder_create(hepa_ckks_encoder **out, const hepa_ring *ring) {

@@ -77,15 +77,6 @@ unsigned blocks_for(size_t n) { return (unsigned)((n + 255) / 256); }
 
 } // namespace
 
-extern "C" int _hepa_dev_ptr_is_device(const void *p) {
-    cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
-}
-
 extern "C" hepa_status _hepa_dev_ckks_init(hepa_ckks_encoder *e) {
     ckks_dev *d = (ckks_dev *)calloc(1, sizeof *d);
     if (!d) return HEPA_ERR_OUT_OF_MEMORY;

@@ -28,8 +28,6 @@ hepa_status _hepa_dev_ckks_encode(const struct hepa_ckks_encoder *enc, hepa_poly
                                   const double *slots, double scale);
 hepa_status _hepa_dev_ckks_decode(const struct hepa_ckks_encoder *enc, const hepa_poly *pt,
                                   double scale, double *slots, size_t t);
-/* 1 when p is device (or managed) memory, 0 for host memory or a CPU-only build. */
-int _hepa_dev_ptr_is_device(const void *p);
 
 #ifdef __cplusplus
 }
