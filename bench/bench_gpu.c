@@ -636,38 +636,218 @@ int hepa_bench_ckks(size_t reps, const char *commit) {
     hepa_ckks_encoder_destroy(enc);
     hepa_ring_destroy(ring);
 
-    /* FP64 DFT plans: batches of 2^26 points (1 GiB), out of place, one read + one write */
-    const size_t pts = (size_t)1 << 26;
-    double *a, *b;
-    CK(cudaMalloc((void **)&a, pts * 2 * sizeof *a));
-    CK(cudaMalloc((void **)&b, pts * 2 * sizeof *b));
-    CK(cudaMemset(a, 0, pts * 2 * sizeof *a));
-    printf("\nFP64 DFT plans (hepa_dft_exec, forward, out of place), batch = 2^26 / n vectors "
-           "(1 GiB), CUDA events, median of %zu; GB/s counts one read + one write\n\n"
-           "| n | passes | median µs | GB/s | %% of copy |\n|---|---|---|---|---|\n", reps);
+    free(t);
+    return 0;
+}
+
+/* ---- batched DFT plans against cuFFT (--dft) ---------------------------------------------------
+ * Each mode next to cuFFT of matching accuracy (FP16 ↔ half, FP16X2 ↔ single, FP64 ↔ double),
+ * same batch (1 GiB of data), same buffers, forward, out of place, in the same run; GB/s counts one
+ * read + one write. Then both libraries' relative L2 error at n = 2^15 against hepa_dft_host_ld. */
+
+#ifdef HEPA_BENCH_HAVE_CUFFT
+#include <cufft.h>
+#include <cufftXt.h>
+#define CF(call)                                                                               \
+    do {                                                                                       \
+        cufftResult r_ = (call);                                                               \
+        if (r_ != CUFFT_SUCCESS) {                                                             \
+            fprintf(stderr, "%s:%d: %s: cuFFT error %d\n", __FILE__, __LINE__, #call, (int)r_); \
+            return 1;                                                                          \
+        }                                                                                      \
+    } while (0)
+
+/* cuFFT plan for `batch` C2C transforms of size n in the precision matching `mode` */
+static int cufft_plan(cufftHandle *h, hepa_dft_mode mode, long long n, long long batch) {
+    CF(cufftCreate(h));
+    size_t ws;
+    const cudaDataType t = mode == HEPA_DFT_FP16 ? CUDA_C_16F
+                           : mode == HEPA_DFT_FP16X2 ? CUDA_C_32F : CUDA_C_64F;
+    CF(cufftXtMakePlanMany(*h, 1, &n, NULL, 1, n, t, NULL, 1, n, t, batch, &ws, t));
+    return 0;
+}
+static int cufft_run(cufftHandle h, void *out, void *in, int inverse) {
+    CF(cufftXtExec(h, in, out, inverse ? CUFFT_INVERSE : CUFFT_FORWARD));
+    return 0;
+}
+#endif
+
+static const char *dft_mode_name(hepa_dft_mode m) {
+    return m == HEPA_DFT_FP64 ? "FP64" : m == HEPA_DFT_FP16X2 ? "FP16X2" : "FP16";
+}
+static size_t dft_elem(hepa_dft_mode m) { return m == HEPA_DFT_FP64 ? 16 : m == HEPA_DFT_FP16X2 ? 8 : 4; }
+
+/* host float <-> binary16 for the error check (round to nearest even; normal range suffices) */
+static unsigned short f2h(float f) {
+    unsigned int x;
+    memcpy(&x, &f, 4);
+    const unsigned short sign = (unsigned short)((x >> 16) & 0x8000u);
+    const int e = (int)((x >> 23) & 0xffu) - 127 + 15;
+    if (e <= 0) return sign; /* below 2^-14: flushed (inputs here are >= 2^-11 or 0) */
+    unsigned int h = ((unsigned int)e << 10) | ((x & 0x7fffffu) >> 13);
+    const unsigned int rem = x & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
+    return (unsigned short)(sign | h);
+}
+static double h2d(unsigned short h) {
+    const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    const double v = e ? ldexp((double)(m | 0x400), e - 25) : ldexp((double)m, -24);
+    return (h & 0x8000u) ? -v : v;
+}
+static void dft_put(void *dst, long double *v, size_t count, hepa_dft_mode m) {
+    for (size_t i = 0; i < count; ++i) {
+        if (m == HEPA_DFT_FP64) v[i] = ((double *)dst)[i] = (double)v[i];
+        else if (m == HEPA_DFT_FP16X2) v[i] = ((float *)dst)[i] = (float)v[i];
+        else v[i] = h2d(((unsigned short *)dst)[i] = f2h((float)v[i]));
+    }
+}
+static long double dft_get(const void *src, size_t i, hepa_dft_mode m) {
+    if (m == HEPA_DFT_FP64) return ((const double *)src)[i];
+    if (m == HEPA_DFT_FP16X2) return ((const float *)src)[i];
+    return h2d(((const unsigned short *)src)[i]);
+}
+
+int hepa_bench_dft(size_t reps, const char *commit) {
+    struct cudaDeviceProp prop;
+    double bw;
+    if (bp_prologue("--dft", &commit, &prop, &bw)) return 1;
+    printf("# hepa-bench batched complex DFT plans vs cuFFT\n\nGPU: %s, commit %s\n"
+           "device-to-device copy: %.0f GB/s (read + write)\n\n",
+           prop.name, commit, bw);
+#ifdef HEPA_BENCH_HAVE_CUFFT
+    int cv = 0;
+    CF(cufftGetVersion(&cv));
+    printf("cuFFT version %d. ", cv);
+#else
+    printf("cuFFT not found at build time: hepa columns only. ");
+#endif
+    printf("Forward, out of place, batch = 1 GiB / (n·element size), CUDA events, median of %zu "
+           "after 3 warm-ups; GB/s counts one read + one write of the batch.\n\n"
+           "| mode | n | passes | hepa µs | hepa GB/s | %% of copy | cuFFT µs | cuFFT GB/s | "
+           "hepa / cuFFT speed |\n|---|---|---|---|---|---|---|---|---|\n", reps);
+    const size_t bytes = (size_t)1 << 30;
+    void *a, *b;
+    CK(cudaMalloc(&a, bytes));
+    CK(cudaMalloc(&b, bytes));
+    double *t = malloc(reps * sizeof *t);
+    const size_t chunk = (size_t)1 << 24; /* random values in [-1, 1), repeated over the batch */
+    long double *vals = malloc(chunk / 2 * sizeof *vals); /* up to 2-byte reals */
+    unsigned char *hchunk = malloc(chunk);
+    if (!t || !vals || !hchunk) return 1;
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    for (unsigned lg = 10; lg <= 16; ++lg) {
-        const size_t nn = (size_t)1 << lg;
-        hepa_dft_plan *p;
-        HK(hepa_dft_plan_create(&p, nn, pts / nn, HEPA_DFT_FP64));
-        for (size_t i = 0; i < reps + 3; ++i) {
-            CK(cudaEventRecord(e0, 0));
-            HK(hepa_dft_exec(p, b, a, 0, NULL));
-            CK(cudaEventRecord(e1, 0));
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            if (i >= 3) t[i - 3] = ms * 1e-3;
+    static const hepa_dft_mode modes[3] = {HEPA_DFT_FP16, HEPA_DFT_FP16X2, HEPA_DFT_FP64};
+    for (int mi = 0; mi < 3; ++mi) {
+        const hepa_dft_mode m = modes[mi];
+        uint64_t sd = 0xD1B54A32D192ED03ull;
+        const size_t nv = chunk / (dft_elem(m) / 2);
+        for (size_t i = 0; i < nv; ++i) {
+            sd ^= sd << 13, sd ^= sd >> 7, sd ^= sd << 17;
+            vals[i] = (long double)((double)(sd >> 11) * 0x1p-52 - 1.0);
         }
-        double med, mn;
-        stats(t, reps, &med, &mn);
-        const double gbs = 2.0 * 16.0 * (double)pts / med / 1e9;
-        printf("| 2^%u | %u | %.1f | %.0f | %.0f%% |\n", lg, (lg + 3) / 4, med * 1e6, gbs,
-               100.0 * gbs / bw);
-        hepa_dft_plan_destroy(p);
+        dft_put(hchunk, vals, nv, m);
+        for (size_t off = 0; off < bytes; off += chunk)
+            CK(cudaMemcpy((unsigned char *)a + off, hchunk, chunk, cudaMemcpyHostToDevice));
+        for (unsigned lg = 10; lg <= 16; ++lg) {
+            const size_t n = (size_t)1 << lg, batch = bytes / dft_elem(m) / n;
+            double med[2] = {0, 0}, mn;
+            int passes = 0;
+            for (int lib = 0; lib < 2; ++lib) {
+                hepa_dft_plan *p = NULL;
+#ifdef HEPA_BENCH_HAVE_CUFFT
+                cufftHandle h = 0;
+#endif
+                if (lib == 0) {
+                    HK(hepa_dft_plan_create(&p, n, batch, m));
+                    passes = _hepa_dft_plan_passes(p);
+                } else {
+#ifdef HEPA_BENCH_HAVE_CUFFT
+                    if (cufft_plan(&h, m, (long long)n, (long long)batch)) return 1;
+#else
+                    continue;
+#endif
+                }
+                for (size_t i = 0; i < reps + 3; ++i) {
+                    CK(cudaEventRecord(e0, 0));
+                    if (lib == 0) HK(hepa_dft_exec(p, b, a, 0, NULL));
+#ifdef HEPA_BENCH_HAVE_CUFFT
+                    else if (cufft_run(h, b, a, 0)) return 1;
+#endif
+                    CK(cudaEventRecord(e1, 0));
+                    CK(cudaEventSynchronize(e1));
+                    float ms;
+                    CK(cudaEventElapsedTime(&ms, e0, e1));
+                    if (i >= 3) t[i - 3] = ms * 1e-3;
+                }
+                stats(t, reps, &med[lib], &mn);
+                if (p) hepa_dft_plan_destroy(p);
+#ifdef HEPA_BENCH_HAVE_CUFFT
+                if (lib == 1) cufftDestroy(h);
+#endif
+            }
+            const double gb = 2.0 * (double)bytes / 1e9;
+            printf("| %s | 2^%u | %d | %.1f | %.0f | %.0f%% |", dft_mode_name(m), lg, passes,
+                   med[0] * 1e6, gb / med[0], 100.0 * gb / med[0] / bw);
+            if (med[1] > 0)
+                printf(" %.1f | %.0f | %.2f |\n", med[1] * 1e6, gb / med[1], med[1] / med[0]);
+            else
+                printf(" - | - | - |\n");
+        }
     }
+    /* accuracy at n = 2^15: one vector, inputs uniform in [-1, 1) rounded to the type */
+    const size_t n = (size_t)1 << 15;
+    printf("\nRelative L2 error at n = 2^15 against a long double FFT (hepa_dft_host_ld) of the "
+           "same rounded inputs, forward, 4 vectors uniform in [-1, 1):\n\n"
+           "| mode | hepa | cuFFT (same precision) |\n|---|---|---|\n");
+    long double *ref = malloc(4 * 2 * n * sizeof *ref);
+    unsigned char *hx = malloc(4 * n * 16), *hy = malloc(4 * n * 16);
+    if (!ref || !hx || !hy) return 1;
+    for (int mi = 0; mi < 3; ++mi) {
+        const hepa_dft_mode m = modes[mi];
+        uint64_t seed = 0x9E3779B97F4A7C15ull;
+        for (size_t i = 0; i < 8 * n; ++i) {
+            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+            ref[i] = (long double)((double)(seed >> 11) * 0x1p-52 - 1.0);
+        }
+        dft_put(hx, ref, 8 * n, m);
+        HK(hepa_dft_host_ld(ref, n, 4, 0));
+        CK(cudaMemcpy(a, hx, 4 * n * dft_elem(m), cudaMemcpyHostToDevice));
+        double err[2] = {-1, -1};
+        for (int lib = 0; lib < 2; ++lib) {
+            CK(cudaMemset(b, 0xff, 4 * n * dft_elem(m)));
+            if (lib == 0) {
+                hepa_dft_plan *p;
+                HK(hepa_dft_plan_create(&p, n, 4, m));
+                HK(hepa_dft_exec(p, b, a, 0, NULL));
+                CK(cudaDeviceSynchronize());
+                hepa_dft_plan_destroy(p);
+            } else {
+#ifdef HEPA_BENCH_HAVE_CUFFT
+                cufftHandle h;
+                if (cufft_plan(&h, m, (long long)n, 4) || cufft_run(h, b, a, 0)) return 1;
+                CK(cudaDeviceSynchronize());
+                cufftDestroy(h);
+#else
+                continue;
+#endif
+            }
+            CK(cudaMemcpy(hy, b, 4 * n * dft_elem(m), cudaMemcpyDeviceToHost));
+            long double num = 0, den = 0;
+            for (size_t i = 0; i < 8 * n; ++i) {
+                const long double d = dft_get(hy, i, m) - ref[i];
+                num += d * d;
+                den += ref[i] * ref[i];
+            }
+            err[lib] = (double)sqrtl(num / den);
+        }
+        printf("| %s | %.3g | %.3g |\n", dft_mode_name(m), err[0], err[1]);
+    }
+    free(ref);
+    free(hx);
+    free(hy);
+    free(vals);
+    free(hchunk);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     cudaFree(a);

@@ -16,7 +16,10 @@ int hepa_bench_bp_suite(size_t reps, int json, const char *commit);
  * the s small-prime NTTs it replaces. Markdown table (or JSON). Returns 0 when all agree. */
 int hepa_bench_bp_compare(size_t reps, int json, const char *commit);
 /* CKKS encode / decode latency (N = 2^16, 34 limbs of 60 bits, Δ = 2^40; slots on the device,
- * decode to device and to host memory) and FP64 DFT plan throughput (batches of 2^27 points)
- * against a device copy of the same bytes. CUDA events, median of `reps`. Markdown. */
+ * decode to device and to host memory), host wall time, median of `reps`. Markdown. */
 int hepa_bench_ckks(size_t reps, const char *commit);
+/* Batched DFT plans in every precision mode for n = 2^10 .. 2^16 (1 GiB batches) next to cuFFT of
+ * the matching precision in the same run (when hepa-bench was built with cuFFT), and both
+ * libraries' errors at n = 2^15. CUDA events, median of `reps`. Markdown. */
+int hepa_bench_dft(size_t reps, const char *commit);
 #endif

@@ -15,9 +15,6 @@
 
 static const long double TWO_PI = 6.283185307179586476925286766559005768L;
 
-static double rand_unit(test_rng *r) { /* uniform in [-1, 1) */
-    return (double)(test_rand64(r) >> 11) * 0x1p-52 - 1.0;
-}
 
 /* Direct DFT in long double: out = Σ_k x_k e^(∓2πi tk/n). */
 static void dft_direct(long double *out, const double *x, size_t n, int inverse) {
@@ -53,7 +50,7 @@ Test(ckks, dft_host_vs_direct) {
             const size_t batch = 3;
             double *x = malloc(2 * n * batch * sizeof *x), *y = malloc(2 * n * batch * sizeof *y);
             long double *want = malloc(2 * n * sizeof *want);
-            for (size_t i = 0; i < 2 * n * batch; ++i) x[i] = rand_unit(&r);
+            for (size_t i = 0; i < 2 * n * batch; ++i) x[i] = test_rand_unit(&r);
             memcpy(y, x, 2 * n * batch * sizeof *x);
             T_OK(hepa_dft_host(y, n, batch, inv));
             for (size_t b = 0; b < batch; ++b) {
@@ -79,6 +76,34 @@ Test(ckks, dft_host_vs_direct) {
     T_OK(hepa_dft_host(NULL, 4, 0, 0)); /* nothing to do */
 }
 
+/* The long double reference the GPU tests measure error against: within a few long double ulps
+ * (2^-64 ≈ 5.4e-20) of the direct long double DFT, i.e. far below every mode's error. */
+Test(ckks, dft_host_ld_vs_direct) {
+    test_rng r;
+    test_rng_init(&r);
+    for (size_t n = 1; n <= 512; n *= 2)
+        for (int inv = 0; inv < 2; ++inv) {
+            double *x = malloc(2 * n * sizeof *x);
+            long double *y = malloc(2 * n * sizeof *y), *want = malloc(2 * n * sizeof *want);
+            for (size_t i = 0; i < 2 * n; ++i) y[i] = x[i] = test_rand_unit(&r);
+            T_OK(hepa_dft_host_ld(y, n, 1, inv));
+            dft_direct(want, x, n, inv);
+            long double num = 0, den = 0;
+            for (size_t i = 0; i < 2 * n; ++i) {
+                num += (y[i] - want[i]) * (y[i] - want[i]);
+                den += want[i] * want[i];
+            }
+            const double e = (double)sqrtl(num / den);
+            cr_assert(e < 1e-18, "n=%zu inv=%d: rel L2 %.3g", n, inv, e);
+            free(x);
+            free(y);
+            free(want);
+        }
+    long double z[2] = {1, 2};
+    T_STATUS(hepa_dft_host_ld(z, 6, 1, 0), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_dft_host_ld(NULL, 4, 1, 0), HEPA_ERR_INVALID_ARGUMENT);
+}
+
 typedef struct {
     hepa_ring *ring;
     hepa_ckks_encoder *enc;
@@ -99,7 +124,7 @@ static void cctx_clear(cctx *c) {
 }
 
 static void rand_slots(test_rng *r, double *z, size_t h, double mag) {
-    for (size_t i = 0; i < 2 * h; ++i) z[i] = mag * rand_unit(r);
+    for (size_t i = 0; i < 2 * h; ++i) z[i] = mag * test_rand_unit(r);
 }
 
 /* Encode at (Δ, level), then check m(ζ^(5^j)) ≈ Δ·z_j exactly: the coefficients come back

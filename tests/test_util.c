@@ -2,6 +2,7 @@
 #include "test_util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,4 +350,37 @@ void test_negacyclic_gmp(uint64_t *out, const uint64_t *a, const uint64_t *b, si
     free(zb);
     free(zc);
     test_crt_clear(&c);
+}
+
+double test_rand_unit(test_rng *r) { return (double)(test_rand64(r) >> 11) * 0x1p-52 - 1.0; }
+
+uint16_t test_f32_to_f16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    const uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    const uint32_t fe = (x >> 23) & 0xffu, mant = x & 0x7fffffu;
+    if (fe == 0xffu) return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u : 0u)); /* inf, NaN */
+    const int e = (int)fe - 127 + 15; /* half's biased exponent */
+    if (e >= 31) return (uint16_t)(sign | 0x7c00u);
+    if (e <= 0) { /* half subnormal (or zero): value = hm·2^-24 */
+        if (e < -10) return sign;
+        const uint32_t m = mant | 0x800000u;
+        const unsigned shift = (unsigned)(14 - e);
+        uint32_t hm = m >> shift;
+        const uint32_t rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (hm & 1u))) ++hm;
+        return (uint16_t)(sign | hm);
+    }
+    uint32_t h = ((uint32_t)e << 10) | (mant >> 13);
+    const uint32_t rem = mant & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h; /* a carry may reach infinity */
+    return (uint16_t)(sign | h);
+}
+
+float test_f16_to_f32(uint16_t h) {
+    const float s = (h & 0x8000u) ? -1.0f : 1.0f;
+    const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    if (e == 0) return s * ldexpf((float)m, -24);
+    if (e == 31) return m ? NAN : s * INFINITY;
+    return s * ldexpf((float)(m | 0x400), e - 25);
 }

@@ -46,6 +46,12 @@ uint64_t test_rand64(test_rng *r);
 uint64_t test_rand_below(test_rng *r, uint64_t bound);
 /* Uniform in [lo, hi], lo <= hi. */
 uint64_t test_rand_range(test_rng *r, uint64_t lo, uint64_t hi);
+/* Uniform double in [-1, 1), 52 random bits. */
+double test_rand_unit(test_rng *r);
+/* IEEE binary16 <-> float, round to nearest even (overflow to infinity, subnormals kept), for
+ * the FP16 DFT tests; C has no portable half type. */
+uint16_t test_f32_to_f16(float f);
+float test_f16_to_f32(uint16_t h);
 /* A "boundary-biased" value in [0, q): 0, 1, 2, q-1, q-2, q/2 or uniform, chosen at random.
  * Random inputs rarely hit the edges; this makes every sweep hit them often. */
 uint64_t test_rand_residue_edgy(test_rng *r, uint64_t q);

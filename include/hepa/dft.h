@@ -6,12 +6,22 @@
  * vector b is (re, im) = (x[2(b·n + k)], x[2(b·n + k) + 1]) — the layout of C's double complex
  * and of cuDoubleComplex.
  *
- * Precision modes (chosen at plan creation):
- *   HEPA_DFT_FP64    double precision. Today on the CUDA cores (radix-16 Stockham passes, one
- *                    read and one write of the batch per pass); measured relative L2 error
- *                    against a long double reference: see README / bench/results.
- *   HEPA_DFT_FP16, HEPA_DFT_FP16X2   tensor-core modes (issue 4): not built yet; plan creation
- *                    returns HEPA_ERR_UNSUPPORTED.
+ * Precision modes (chosen at plan creation) and the element type of the device buffers:
+ *   HEPA_DFT_FP64    complex double (16 bytes: re, im): radix-16 on the CUDA cores in double.
+ *   HEPA_DFT_FP16    complex half (4 bytes: re, im as IEEE binary16, i.e. __half2 / cuFFT's
+ *                    CUDA_C_16F): radix-16 DFTs as FP16 matrix products on the tensor cores with
+ *                    FP32 accumulation (seed 000), FP16 between stages. As with cuFFT half, the
+ *                    caller keeps |output| <= 65504 (the DFT grows values up to n-fold).
+ *   HEPA_DFT_FP16X2  complex float (8 bytes, cuFloatComplex): the same matrix products with every
+ *                    operand split into a high and a scaled low FP16 part (three products, two
+ *                    FP32 accumulators), FP32 between stages; each block scales its data by a
+ *                    power of two first, so any finite float input works.
+ *   Needs sm_80 or newer for the two tensor-core modes (HEPA_ERR_UNSUPPORTED below).
+ * Measured relative L2 error (H100, random inputs uniform in [-1, 1], against hepa_dft_host_ld;
+ * tests/gpu/test_gpu_ckks.c checks the bounds, bench/results has the per-n table):
+ *   FP64 <= 1e-15, FP16X2 <= 1e-6, FP16 <= 2e-3 (at n = 2^15 and below; see README).
+ * Plans run one pass (one read and one write of the batch) while a vector fits a block's shared
+ * memory (n <= 2^13 FP64, 2^14 FP16X2, 2^15 FP16) and two (four-step) above.
  */
 #ifndef HEPA_DFT_H
 #define HEPA_DFT_H
@@ -39,29 +49,41 @@ typedef enum hepa_dft_mode {
  * large), HEPA_ERR_OUT_OF_MEMORY. */
 HEPA_API HEPA_NODISCARD hepa_status hepa_dft_host(double *x, size_t n, size_t batch, int inverse);
 
+/* High-precision host reference, long double: as hepa_dft_host on x (2·n·batch long doubles).
+ * Used by the tests to measure the error of the other paths. Same errors as hepa_dft_host. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_dft_host_ld(long double *x, size_t n, size_t batch,
+                                                     int inverse);
+
 typedef struct hepa_dft_plan hepa_dft_plan;
 
 /* A device plan for `batch` transforms of size n on the current CUDA device: twiddle tables
  * uploaded and a scratch batch allocated once. n: power of two in [HEPA_DFT_MIN_N,
  * HEPA_DFT_MAX_N]; batch >= 1.
  * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL out, bad n or batch, unknown mode),
- * HEPA_ERR_UNSUPPORTED (a mode not built yet; a CPU-only build), HEPA_ERR_NO_DEVICE,
+ * HEPA_ERR_UNSUPPORTED (a tensor-core mode on a GPU older than sm_80; a CPU-only build), HEPA_ERR_NO_DEVICE,
  * HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_DEVICE. */
 HEPA_API HEPA_NODISCARD hepa_status hepa_dft_plan_create(hepa_dft_plan **out, size_t n,
                                                           size_t batch, hepa_dft_mode mode);
 HEPA_API void hepa_dft_plan_destroy(hepa_dft_plan *plan);
 
 /* Raw tier: as hepa_dft_exec without any check (plan and pointers valid, device memory). */
-HEPA_API HEPA_NODISCARD hepa_status _hepa_dft_exec(const hepa_dft_plan *plan, double *d_out,
-                                                    const double *d_in, int inverse,
-                                                    void *stream);
+HEPA_API HEPA_NODISCARD hepa_status _hepa_dft_exec(const hepa_dft_plan *plan, void *d_out,
+                                                    const void *d_in, int inverse, void *stream);
 
-/* d_out = DFT of d_in (both device, 2·n·batch doubles; d_out == d_in allowed, other overlaps
- * not), forward (inverse = 0) or inverse, enqueued on `stream` (a cudaStream_t; NULL = the
+/* Raw tier, for measurements: a plan with the four-step split forced (l1 = log2 of pass A's
+ * size, 0 = one pass). HEPA_ERR_INVALID_ARGUMENT when the split does not fit the mode's block. */
+HEPA_API HEPA_NODISCARD hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n,
+                                                                size_t batch, hepa_dft_mode mode,
+                                                                unsigned l1);
+/* Number of passes over the batch a plan makes (1 or 2). */
+HEPA_API int _hepa_dft_plan_passes(const hepa_dft_plan *plan);
+
+/* d_out = DFT of d_in (both device, n·batch elements of the plan's type; d_out == d_in allowed,
+ * other overlaps not), forward (inverse = 0) or inverse, enqueued on `stream` (a cudaStream_t; NULL = the
  * default stream). The plan's scratch makes concurrent executions of one plan unsafe.
  * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, host memory), HEPA_ERR_DEVICE. */
-HEPA_API HEPA_NODISCARD hepa_status hepa_dft_exec(const hepa_dft_plan *plan, double *d_out,
-                                                   const double *d_in, int inverse, void *stream);
+HEPA_API HEPA_NODISCARD hepa_status hepa_dft_exec(const hepa_dft_plan *plan, void *d_out,
+                                                   const void *d_in, int inverse, void *stream);
 
 #ifdef __cplusplus
 }

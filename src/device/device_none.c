@@ -96,11 +96,20 @@ hepa_status hepa_dft_plan_create(hepa_dft_plan **out, size_t n, size_t batch, he
     return HEPA_ERR_UNSUPPORTED;
 }
 void hepa_dft_plan_destroy(hepa_dft_plan *p) { (void)p; }
-hepa_status _hepa_dft_exec(const hepa_dft_plan *p, double *o, const double *i, int inv, void *st) {
+hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n, size_t batch,
+                                        hepa_dft_mode mode, unsigned l1) {
+    (void)l1;
+    return hepa_dft_plan_create(out, n, batch, mode);
+}
+int _hepa_dft_plan_passes(const hepa_dft_plan *p) {
+    (void)p;
+    return 0;
+}
+hepa_status _hepa_dft_exec(const hepa_dft_plan *p, void *o, const void *i, int inv, void *st) {
     (void)p, (void)o, (void)i, (void)inv, (void)st;
     return HEPA_ERR_UNSUPPORTED;
 }
-hepa_status hepa_dft_exec(const hepa_dft_plan *p, double *o, const double *i, int inv, void *st) {
+hepa_status hepa_dft_exec(const hepa_dft_plan *p, void *o, const void *i, int inv, void *st) {
     (void)p, (void)o, (void)i, (void)inv, (void)st;
     return HEPA_ERR_UNSUPPORTED;
 }

@@ -1,159 +1,603 @@
-// src/device/dft_cuda.cu — batched complex DFT plans on the device (hepa/dft.h), FP64 mode.
+// src/device/dft_cuda.cu — batched complex DFT plans on the device (hepa/dft.h).
 //
-// Stockham autosort, radix R = 16 passes (the last one 2, 4 or 8 when log2 n is not a multiple
-// of 4). Pass with radix R after passes of total span Ns (Ns = 1 first): for each group
-// j < n/R of each vector, k = j mod Ns,
-//   a_r = x[j + r·n/R]·w^(r·k·n/(Ns·R))   (w = e^(∓2πi/n), r < R)
-//   y[(j div Ns)·Ns·R + k + s·Ns] = Σ_r a_r·e^(∓2πi·rs/R)   (s < R),
-// one thread per group, the DFT_R done directly from registers with its roots in constant
-// memory. Each pass reads and writes the batch once; passes ping-pong between the output and the
-// plan's scratch, arranged so that the last pass writes the output. The host reference is
-// src/host/dft.c (radix-2); the tests compare the two.
-// Not yet: tensor-core modes (FP16, FP16x2) and several passes per kernel through shared
-// memory (issue 4).
+// Structure. A plan of size n runs one or two passes; each pass is one kernel that reads and
+// writes the batch once:
+//   - n <= the one-pass size of the mode (see pick_config): each block loads whole vectors into
+//     shared memory, transforms them there and writes them back;
+//   - otherwise a four-step split n = n1·n2: pass A does the n2 column DFTs of size n1 (elements
+//     i1·n2 + i2) and multiplies by w_n^(i2·k1) on the way out; pass B does the n1 row DFTs of
+//     size n2 and writes element k1 + n1·k2. Each block takes G adjacent columns (rows) so that
+//     global reads and writes come in runs of G elements.
+// Inside a block, a transform of size m = 2^lm is decimated in frequency in place: radix-16
+// stages of span S = m/16, m/256, ... (outputs multiplied by w_(16S)^(s·j)), then one radix-2/4/8
+// stage of span 1 when lm is not a multiple of 4. The result sits digit-reversed in shared memory;
+// the store reads it back in natural order (rev_digits).
+//
+// The radix-16 butterfly per mode:
+//   FP64    on the CUDA cores, 16 = 4·4 with internal twiddles (w_16), in double;
+//   FP16    on the tensor cores (seed 000, Algorithm 2): eight DFT_16s at once as a 16×16 by 16×8
+//           complex matrix product Y = F·X, i.e. four mma.m16n8k16 (FP16 in, FP32 accumulate);
+//           between stages the data is stored as FP16;
+//   FP16X2  the same product with each operand split into a high and a low FP16 part (the low
+//           part scaled by 2^11 so it stays normal) and the cross terms in a separate FP32
+//           accumulator: Y = Fh·Xh + 2^-11·(Fh·Xl + Fl·Xh), 12 mma per eight DFT_16s, about 22
+//           bits; data between stages stays FP32. Each block first scales its data by a power of
+//           two so that max |x| < 1 (the FP16 parts then cannot overflow: a DFT of size m <= 2^14
+//           grows values at most m-fold), and undoes it on the way out.
+// Twiddles other than the 16th roots come from per-plan tables (double2 for FP64, float2 else).
+//
+// The host reference is src/host/dft.c (hepa_dft_host, hepa_dft_host_ld); the tests compare.
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "device/internal.h"
 #include "hepa/dft.h"
 
+namespace {
+
+// One pass: sub-transform t (of `total`), element e lives at
+//   (t >> lT)·n + (t & (2^lT − 1))·2^lts + e·2^les     (for input and output separately).
+struct pass_desc {
+    unsigned lm;        // log2 of the sub-transform size m
+    unsigned lg;        // log2 G: sub-transforms per block
+    unsigned lT, logn;  // 2^lT sub-transforms per vector of size 2^logn
+    unsigned in_lts, in_les, out_lts, out_les;
+    unsigned long long total; // sub-transforms in the batch
+    size_t tw_m;        // offset of w_m^e (e < m) in the plan's table
+    size_t tw_n;        // offset of w_n^e (e < n) for the four-step twiddle; SIZE_MAX: none
+    unsigned threads;
+    size_t smem;        // dynamic shared memory in bytes
+};
+
+} // namespace
+
 struct hepa_dft_plan {
     size_t n, batch;
     unsigned logn;
-    int npass;
-    int radix[8];      // log2 of each pass's radix, in order
-    int radix_even[8]; // the same split so that the number of passes is even (in-place runs)
-    int npass_even;
-    double2 *roots;    // device: e^(-2πi·m/n), m < n
-    double2 *scratch;  // device: n·batch
+    hepa_dft_mode mode;
+    int npass;          // 1 or 2
+    pass_desc pass[2];
+    void *tw;           // device twiddles: double2 (FP64) or float2, see pass_desc offsets
+    void *scratch;      // device: n·batch elements between the two passes (NULL for one pass)
+    size_t elem;        // bytes per complex element: 16, 4 or 8
 };
 
 namespace {
 
-__constant__ double2 c_root16[16]; // e^(-2πi·m/16)
+__constant__ double2 c_w16d[16]; // e^(-2πi·m/16)
+__constant__ float2 c_w16f[16];
+
+template <int MODE> struct mode_types;
+template <> struct mode_types<HEPA_DFT_FP64> { using T = double2; using W = double2; };
+template <> struct mode_types<HEPA_DFT_FP16> { using T = __half2; using W = float2; };
+template <> struct mode_types<HEPA_DFT_FP16X2> { using T = float2; using W = float2; };
+
+// Shared-memory swizzle: XOR the low 5 bits of an element index with bits from above, a bijection
+// on each aligned run of 32 that spreads the power-of-two strides of the stages over the banks.
+__device__ __forceinline__ unsigned sw(unsigned p) {
+    return p ^ (((p >> 5) ^ (p >> 10) ^ (p >> 15)) & 31u);
+}
+
+// Position in shared memory of output element k of a size-2^lm transform (see the header).
+__device__ __forceinline__ unsigned rev_digits(unsigned k, unsigned lm) {
+    unsigned p = 0, sh = lm;
+    while (sh >= 4) {
+        sh -= 4;
+        p |= (k & 15u) << sh;
+        k >>= 4;
+    }
+    return p | k;
+}
 
 __device__ __forceinline__ double2 cmul(double2 a, double2 b) {
     return make_double2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
+__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
+    return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+template <bool INV> __device__ __forceinline__ double2 conj_if(double2 w) {
+    return INV ? make_double2(w.x, -w.y) : w;
+}
+template <bool INV> __device__ __forceinline__ float2 conj_if(float2 w) {
+    return INV ? make_float2(w.x, -w.y) : w;
+}
 
-template <int LR, bool INV>
-__global__ void __launch_bounds__(256) stockham_pass(double2 *__restrict__ out,
-                                                     const double2 *__restrict__ in,
-                                                     const double2 *__restrict__ roots,
-                                                     unsigned logn, unsigned lns, size_t total) {
-    constexpr int R = 1 << LR;
-    const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= total) return;
-    const size_t n = (size_t)1 << logn, nR = n >> LR;
-    const size_t b = g >> (logn - LR), j = g & (nR - 1);
-    const double2 *x = in + b * n;
-    double2 *y = out + b * n;
-    const size_t Ns = (size_t)1 << lns, k = j & (Ns - 1);
-    double2 v[R];
+// Conversions between the storage type and the working type (float2 for the FP16 modes).
+__device__ __forceinline__ float2 to_w(__half2 v) { return __half22float2(v); }
+__device__ __forceinline__ float2 to_w(float2 v) { return v; }
+__device__ __forceinline__ double2 to_w(double2 v) { return v; }
+__device__ __forceinline__ void from_w(__half2 &d, float2 v) { d = __float22half2_rn(v); }
+__device__ __forceinline__ void from_w(float2 &d, float2 v) { d = v; }
+__device__ __forceinline__ void from_w(double2 &d, double2 v) { d = v; }
+
+template <typename W> __device__ __forceinline__ W root16(int m);
+template <> __device__ __forceinline__ double2 root16<double2>(int m) { return c_w16d[m & 15]; }
+template <> __device__ __forceinline__ float2 root16<float2>(int m) { return c_w16f[m & 15]; }
+
+// In-register DFT_4 (forward: w_4 = −i; inverse: +i), on elements a[o], a[o+st], ...
+template <bool INV, typename W> __device__ __forceinline__ void dft4(W *a, int o, int st) {
+    const W x0 = a[o], x1 = a[o + st], x2 = a[o + 2 * st], x3 = a[o + 3 * st];
+    W s02, d02, s13, d13;
+    s02.x = x0.x + x2.x, s02.y = x0.y + x2.y;
+    d02.x = x0.x - x2.x, d02.y = x0.y - x2.y;
+    s13.x = x1.x + x3.x, s13.y = x1.y + x3.y;
+    d13.x = x1.x - x3.x, d13.y = x1.y - x3.y;
+    W t; // (x1 − x3)·w_4 : forward −i·d = (d.y, −d.x), inverse i·d = (−d.y, d.x)
+    if (INV) t.x = -d13.y, t.y = d13.x;
+    else t.x = d13.y, t.y = -d13.x;
+    a[o].x = s02.x + s13.x, a[o].y = s02.y + s13.y;
+    a[o + 2 * st].x = s02.x - s13.x, a[o + 2 * st].y = s02.y - s13.y;
+    a[o + st].x = d02.x + t.x, a[o + st].y = d02.y + t.y;
+    a[o + 3 * st].x = d02.x - t.x, a[o + 3 * st].y = d02.y - t.y;
+}
+
+// DFT_16 in registers: v[r] in, X[s] = Σ_r v[r]·w16^(±rs) out in y[s]. 16 = 4·4: with
+// r = r0 + 4·r1 and s = s1 + 4·s0, X = DFT_4 over r0 of (w16^(r0·s1) · DFT_4 over r1).
+template <bool INV, typename W> __device__ __forceinline__ void dft16(const W *v, W *y) {
+    W a[16];
 #pragma unroll
-    for (int r = 0; r < R; ++r) v[r] = x[j + r * nR];
-    // twiddles w^(r·k·n/(Ns·R)); k·n/(Ns·R) < n/R, so r·step < n
-    const size_t step = k << (logn - lns - LR);
+    for (int i = 0; i < 16; ++i) a[i] = v[i];
 #pragma unroll
-    for (int r = 1; r < R; ++r) {
-        double2 w = roots[r * step];
-        if (INV) w.y = -w.y;
-        v[r] = cmul(v[r], w);
-    }
-    const size_t base = ((j >> lns) << (lns + LR)) + k;
+    for (int r0 = 0; r0 < 4; ++r0) dft4<INV>(a, r0, 4); // a[r0 + 4·s1]
 #pragma unroll
-    for (int s = 0; s < R; ++s) {
-        double2 acc = v[0];
+    for (int r0 = 1; r0 < 4; ++r0)
 #pragma unroll
-        for (int r = 1; r < R; ++r) {
-            double2 w = c_root16[((r * s) % R) * (16 / R)];
-            if (INV) w.y = -w.y;
-            const double2 t = cmul(v[r], w);
-            acc.x += t.x;
-            acc.y += t.y;
+        for (int s1 = 1; s1 < 4; ++s1)
+            a[r0 + 4 * s1] = cmul(a[r0 + 4 * s1], conj_if<INV>(root16<W>(r0 * s1)));
+#pragma unroll
+    for (int s1 = 0; s1 < 4; ++s1) dft4<INV>(a, 4 * s1, 1); // a[4·s1 + s0] = X[s1 + 4·s0]
+#pragma unroll
+    for (int s1 = 0; s1 < 4; ++s1)
+#pragma unroll
+        for (int s0 = 0; s0 < 4; ++s0) y[s1 + 4 * s0] = a[4 * s1 + s0];
+}
+
+// Radix-16 stage of span 2^ls on the CUDA cores (any mode; FP64 uses it).
+template <bool INV, typename T, typename W>
+__device__ void stage16_cc(T *sm, const W *tw_m, unsigned lm, unsigned ls, unsigned ngroups) {
+    const unsigned S = 1u << ls, lsub = lm - 4; // groups per sub-transform: m/16
+    for (unsigned g = threadIdx.x; g < ngroups; g += blockDim.x) {
+        const unsigned tl = g >> lsub, h = g & ((1u << lsub) - 1);
+        const unsigned j = h & (S - 1), base = (tl << lm) + ((h >> ls) << (ls + 4)) + j;
+        W v[16], y[16];
+#pragma unroll
+        for (int r = 0; r < 16; ++r) v[r] = to_w(sm[sw(base + r * S)]);
+        dft16<INV>(v, y);
+        const unsigned tsh = lm - ls - 4; // w_(16S)^(s·j) = w_m^(s·j·m/(16S))
+#pragma unroll
+        for (int s = 0; s < 16; ++s) {
+            W o = y[s];
+            if (s && j) o = cmul(o, conj_if<INV>(tw_m[(s * j) << tsh]));
+            from_w(sm[sw(base + s * S)], o);
         }
-        y[base + ((size_t)s << lns)] = acc;
     }
 }
 
-template <bool INV>
-cudaError_t launch_pass(int lr, double2 *out, const double2 *in, const double2 *roots,
-                        unsigned logn, unsigned lns, size_t batch, cudaStream_t st) {
-    const size_t total = batch << (logn - lr);
-    const unsigned threads = 256;
-    const unsigned blocks = (unsigned)((total + threads - 1) / threads);
-    switch (lr) {
-    case 1: stockham_pass<1, INV><<<blocks, threads, 0, st>>>(out, in, roots, logn, lns, total); break;
-    case 2: stockham_pass<2, INV><<<blocks, threads, 0, st>>>(out, in, roots, logn, lns, total); break;
-    case 3: stockham_pass<3, INV><<<blocks, threads, 0, st>>>(out, in, roots, logn, lns, total); break;
-    default: stockham_pass<4, INV><<<blocks, threads, 0, st>>>(out, in, roots, logn, lns, total); break;
+// Last stage, radix R = 2^LR (1 <= LR <= 3), span 1: contiguous runs of R, no twiddles.
+template <int LR, bool INV, typename T, typename W>
+__device__ void stage_small(T *sm, unsigned ngroups) {
+    constexpr int R = 1 << LR;
+    for (unsigned g = threadIdx.x; g < ngroups; g += blockDim.x) {
+        const unsigned base = g << LR;
+        W v[R], y[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) v[r] = to_w(sm[sw(base + r)]);
+#pragma unroll
+        for (int s = 0; s < R; ++s) {
+            W acc = v[0];
+#pragma unroll
+            for (int r = 1; r < R; ++r) {
+                const W t = cmul(v[r], conj_if<INV>(root16<W>(((r * s) & (R - 1)) << (4 - LR))));
+                acc.x += t.x;
+                acc.y += t.y;
+            }
+            y[s] = acc;
+        }
+#pragma unroll
+        for (int s = 0; s < R; ++s) from_w(sm[sw(base + s)], y[s]);
     }
+}
+
+// ---- tensor-core radix-16 stage (FP16, FP16X2) -------------------------------------------------
+//
+// mma.m16n8k16, row.col, FP16 in, FP32 accumulate. With g = lane/4 and q = lane%4, the thread
+// holds A (16×16) rows g and g+8, columns 2q, 2q+1, 2q+8, 2q+9; B (16×8) rows 2q, 2q+1, 2q+8,
+// 2q+9 of column g; C (16×8) rows g and g+8 of columns 2q, 2q+1. Here A = F (the DFT_16 matrix),
+// B's column c = the 16 inputs of group c of eight, C's column c = its 16 outputs.
+
+__device__ __forceinline__ uint32_t h2u(__half2 h) {
+    uint32_t u;
+    memcpy(&u, &h, 4);
+    return u;
+}
+
+__device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                    uint32_t b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// A fragments of F = (w16^(±rs)): re, im and −im, each as a high FP16 part and (FP16X2) a low
+// part scaled by 2^11.
+struct ffrag {
+    uint32_t re[4], im[4], nim[4];
+    uint32_t re_lo[4], im_lo[4], nim_lo[4];
+};
+
+template <bool INV> __device__ void make_ffrag(ffrag &f) {
+    const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+    const int rows[4] = {g, g + 8, g, g + 8}, cols[4] = {2 * q, 2 * q, 2 * q + 8, 2 * q + 8};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        float v[3][2], lo[3][2];
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+            const float2 w = c_w16f[(rows[i] * (cols[i] + c)) & 15];
+            const float wi = INV ? -w.y : w.y;
+            v[0][c] = w.x, v[1][c] = wi, v[2][c] = -wi;
+#pragma unroll
+            for (int k = 0; k < 3; ++k)
+                lo[k][c] = (v[k][c] - __half2float(__float2half_rn(v[k][c]))) * 2048.0f;
+        }
+        f.re[i] = h2u(__floats2half2_rn(v[0][0], v[0][1]));
+        f.im[i] = h2u(__floats2half2_rn(v[1][0], v[1][1]));
+        f.nim[i] = h2u(__floats2half2_rn(v[2][0], v[2][1]));
+        f.re_lo[i] = h2u(__floats2half2_rn(lo[0][0], lo[0][1]));
+        f.im_lo[i] = h2u(__floats2half2_rn(lo[1][0], lo[1][1]));
+        f.nim_lo[i] = h2u(__floats2half2_rn(lo[2][0], lo[2][1]));
+    }
+}
+
+template <int MODE, bool INV>
+__device__ void stage16_tc(typename mode_types<MODE>::T *sm, const float2 *tw_m, const ffrag &f,
+                           unsigned lm, unsigned ls, unsigned ngroups) {
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const unsigned g = lane >> 2, q = lane & 3;
+    const unsigned S = 1u << ls, lsub = lm - 4, tsh = lm - ls - 4;
+    const unsigned rows[4] = {2 * q, 2 * q + 1, 2 * q + 8, 2 * q + 9};
+    for (unsigned tile = warp; tile < (ngroups >> 3); tile += nwarps) {
+        // this thread's input column: group tile·8 + g
+        unsigned grp = (tile << 3) + g;
+        unsigned tl = grp >> lsub, h = grp & ((1u << lsub) - 1);
+        unsigned base = (tl << lm) + ((h >> ls) << (ls + 4)) + (h & (S - 1));
+        float dre[4] = {0, 0, 0, 0}, dim[4] = {0, 0, 0, 0};
+        if constexpr (MODE == HEPA_DFT_FP16) {
+            __half2 e[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) e[i] = sm[sw(base + rows[i] * S)];
+            const uint32_t bre0 = h2u(__lows2half2(e[0], e[1])), bre1 = h2u(__lows2half2(e[2], e[3]));
+            const uint32_t bim0 = h2u(__highs2half2(e[0], e[1])), bim1 = h2u(__highs2half2(e[2], e[3]));
+            mma(dre, f.re, bre0, bre1);
+            mma(dre, f.nim, bim0, bim1);
+            mma(dim, f.re, bim0, bim1);
+            mma(dim, f.im, bre0, bre1);
+        } else {
+            float2 e[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) e[i] = to_w(sm[sw(base + rows[i] * S)]);
+            __half hr[4], hi[4], lr[4], li[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                hr[i] = __float2half_rn(e[i].x);
+                hi[i] = __float2half_rn(e[i].y);
+                lr[i] = __float2half_rn((e[i].x - __half2float(hr[i])) * 2048.0f);
+                li[i] = __float2half_rn((e[i].y - __half2float(hi[i])) * 2048.0f);
+            }
+            const uint32_t bre0 = h2u(__halves2half2(hr[0], hr[1])), bre1 = h2u(__halves2half2(hr[2], hr[3]));
+            const uint32_t bim0 = h2u(__halves2half2(hi[0], hi[1])), bim1 = h2u(__halves2half2(hi[2], hi[3]));
+            const uint32_t lre0 = h2u(__halves2half2(lr[0], lr[1])), lre1 = h2u(__halves2half2(lr[2], lr[3]));
+            const uint32_t lim0 = h2u(__halves2half2(li[0], li[1])), lim1 = h2u(__halves2half2(li[2], li[3]));
+            float cre[4] = {0, 0, 0, 0}, cim[4] = {0, 0, 0, 0};
+            mma(dre, f.re, bre0, bre1);
+            mma(dre, f.nim, bim0, bim1);
+            mma(dim, f.re, bim0, bim1);
+            mma(dim, f.im, bre0, bre1);
+            mma(cre, f.re, lre0, lre1);
+            mma(cre, f.nim, lim0, lim1);
+            mma(cre, f.re_lo, bre0, bre1);
+            mma(cre, f.nim_lo, bim0, bim1);
+            mma(cim, f.re, lim0, lim1);
+            mma(cim, f.im, lre0, lre1);
+            mma(cim, f.re_lo, bim0, bim1);
+            mma(cim, f.im_lo, bre0, bre1);
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                dre[i] = fmaf(cre[i], 1.0f / 2048.0f, dre[i]);
+                dim[i] = fmaf(cim[i], 1.0f / 2048.0f, dim[i]);
+            }
+        }
+        __syncwarp();
+        // outputs: rows s = g, g + 8 of columns (groups) 2q, 2q + 1
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+            grp = (tile << 3) + 2 * q + c;
+            tl = grp >> lsub, h = grp & ((1u << lsub) - 1);
+            const unsigned j = h & (S - 1);
+            base = (tl << lm) + ((h >> ls) << (ls + 4)) + j;
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const unsigned s = g + 8 * half;
+                float2 o = make_float2(dre[2 * half + c], dim[2 * half + c]);
+                if (s && j) o = cmul(o, conj_if<INV>(tw_m[(s * j) << tsh]));
+                from_w(sm[sw(base + s * S)], o);
+            }
+        }
+        __syncwarp();
+    }
+}
+
+// ---- the pass kernel --------------------------------------------------------------------------
+
+template <int MODE, bool INV>
+__global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, const void *tw_v,
+                                                 pass_desc d) {
+    using T = typename mode_types<MODE>::T;
+    using W = typename mode_types<MODE>::W;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sm = (T *)smem_raw;
+    __shared__ unsigned s_max; // FP16X2: bits of max |component| (non-negative floats order as ints)
+    const T *in = (const T *)in_v;
+    T *out = (T *)out_v;
+    const W *tw = (const W *)tw_v;
+    const unsigned lm = d.lm, m = 1u << lm, lg = d.lg, E = 1u << (lm + lg);
+    const unsigned long long t0 = (unsigned long long)blockIdx.x << lg;
+    const unsigned long long tmask = (1ull << d.lT) - 1;
+    if constexpr (MODE == HEPA_DFT_FP16X2) {
+        if (threadIdx.x == 0) s_max = 0;
+        __syncthreads();
+    }
+
+    // load: element-contiguous inputs are read e-fastest, strided ones t-fastest
+    unsigned mx = 0;
+    for (unsigned f = threadIdx.x; f < E; f += blockDim.x) {
+        unsigned tl, e;
+        if (d.in_les == 0) tl = f >> lm, e = f & (m - 1);
+        else tl = f & ((1u << lg) - 1), e = f >> lg;
+        const unsigned long long t = t0 + tl;
+        T v;
+        if (t < d.total) {
+            v = in[((t >> d.lT) << d.logn) + ((t & tmask) << d.in_lts) +
+                   ((unsigned long long)e << d.in_les)];
+        } else {
+            memset(&v, 0, sizeof v);
+        }
+        sm[sw((tl << lm) + e)] = v;
+        if constexpr (MODE == HEPA_DFT_FP16X2) {
+            const float2 w = to_w(v);
+            mx = max(mx, max(__float_as_uint(fabsf(w.x)), __float_as_uint(fabsf(w.y))));
+        }
+    }
+    int ex = 0;
+    if constexpr (MODE == HEPA_DFT_FP16X2) {
+        mx = __reduce_max_sync(0xffffffffu, mx);
+        if ((threadIdx.x & 31) == 0) atomicMax(&s_max, mx);
+    }
+    __syncthreads();
+    if constexpr (MODE == HEPA_DFT_FP16X2) {
+        (void)frexpf(__uint_as_float(s_max), &ex); // max < 2^ex: scaled values are below 1
+        if (!isfinite(__uint_as_float(s_max))) ex = 0;
+        for (unsigned i = threadIdx.x; i < E; i += blockDim.x) {
+            float2 v = to_w(sm[i]);
+            from_w(sm[i], make_float2(ldexpf(v.x, -ex), ldexpf(v.y, -ex)));
+        }
+        __syncthreads();
+    }
+
+    // stages
+    const W *tw_m = tw + d.tw_m;
+    ffrag f;
+    if constexpr (MODE != HEPA_DFT_FP64) make_ffrag<INV>(f);
+    unsigned ls = lm;
+    while (ls >= 4) {
+        ls -= 4;
+        if constexpr (MODE == HEPA_DFT_FP64)
+            stage16_cc<INV, T, W>(sm, tw_m, lm, ls, E >> 4);
+        else
+            stage16_tc<MODE, INV>(sm, tw_m, f, lm, ls, E >> 4);
+        __syncthreads();
+    }
+    if (ls) {
+        if (ls == 1) stage_small<1, INV, T, W>(sm, E >> 1);
+        else if (ls == 2) stage_small<2, INV, T, W>(sm, E >> 2);
+        else stage_small<3, INV, T, W>(sm, E >> 3);
+        __syncthreads();
+    }
+
+    // store: natural order from the digit-reversed positions; four-step twiddle w_n^(i2·k1)
+    const W *tw_n = d.tw_n == SIZE_MAX ? NULL : tw + d.tw_n;
+    const unsigned long long nmask = (1ull << d.logn) - 1;
+    for (unsigned f2 = threadIdx.x; f2 < E; f2 += blockDim.x) {
+        unsigned tl, e;
+        if (d.out_les == 0) tl = f2 >> lm, e = f2 & (m - 1);
+        else tl = f2 & ((1u << lg) - 1), e = f2 >> lg;
+        const unsigned long long t = t0 + tl;
+        if (t >= d.total) continue;
+        T v = sm[sw((tl << lm) + rev_digits(e, lm))];
+        if (MODE == HEPA_DFT_FP16X2 || tw_n) {
+            W w = to_w(v);
+            if constexpr (MODE == HEPA_DFT_FP16X2) {
+                w.x = ldexpf(w.x, ex);
+                w.y = ldexpf(w.y, ex);
+            }
+            if (tw_n) {
+                const unsigned long long idx = ((t & tmask) * e) & nmask;
+                if (idx) w = cmul(w, conj_if<INV>(tw_n[idx]));
+            }
+            from_w(v, w);
+        }
+        out[((t >> d.lT) << d.logn) + ((t & tmask) << d.out_lts) +
+            ((unsigned long long)e << d.out_les)] = v;
+    }
+}
+
+template <int MODE, bool INV> void *kernel_ptr() { return (void *)dft_pass<MODE, INV>; }
+
+cudaError_t launch(const hepa_dft_plan *p, const pass_desc &d, void *out, const void *in,
+                   int inverse, cudaStream_t st) {
+    const unsigned blocks = (unsigned)((d.total + (1ull << d.lg) - 1) >> d.lg);
+    const dim3 grid(blocks), block(d.threads);
+#define HEPA_DFT_LAUNCH(M)                                                                         \
+    do {                                                                                           \
+        if (inverse) dft_pass<M, true><<<grid, block, d.smem, st>>>(out, in, p->tw, d);            \
+        else dft_pass<M, false><<<grid, block, d.smem, st>>>(out, in, p->tw, d);                   \
+    } while (0)
+    switch (p->mode) {
+    case HEPA_DFT_FP16: HEPA_DFT_LAUNCH(HEPA_DFT_FP16); break;
+    case HEPA_DFT_FP16X2: HEPA_DFT_LAUNCH(HEPA_DFT_FP16X2); break;
+    default: HEPA_DFT_LAUNCH(HEPA_DFT_FP64); break;
+    }
+#undef HEPA_DFT_LAUNCH
     return cudaGetLastError();
+}
+
+// Per-mode sizes (log2 elements per block): `one` = the largest n done in one pass (the whole
+// vector in shared memory: 128 KiB), `blk` = elements per block otherwise (64 KiB: three blocks
+// per SM). Chosen by measurement on an H100, see bench/results.
+void mode_sizes(hepa_dft_mode mode, unsigned *one, unsigned *blk, size_t *elem) {
+    switch (mode) {
+    case HEPA_DFT_FP16: *one = 15, *blk = 14, *elem = 4; break;
+    case HEPA_DFT_FP16X2: *one = 14, *blk = 13, *elem = 8; break;
+    default: *one = 13, *blk = 12, *elem = 16; break;
+    }
+}
+
+// Block of 2^lblk elements (at least one sub-transform of 2^lm, at least 128 so that the
+// tensor-core stages have whole tiles of eight DFT_16s): at most 2^lmax, and smaller when the
+// batch holds only 2^ltot elements, so that there are about 256 blocks to spread over the SMs.
+void fill_pass(pass_desc &d, unsigned lm, unsigned lmax, unsigned ltot, size_t elem) {
+    unsigned lblk = ltot > 8 + 7 ? ltot - 8 : 7;
+    if (lblk > lmax) lblk = lmax;
+    if (lblk < lm) lblk = lm;
+    d.lm = lm;
+    d.lg = lblk - lm;
+    const unsigned E = 1u << lblk;
+    d.threads = E >= (1u << 13) ? 512 : E >= (1u << 12) ? 256 : 128;
+    if (E / 16 < d.threads) d.threads = E / 16 >= 32 ? E / 16 : 32;
+    d.smem = (size_t)E * elem;
 }
 
 } // namespace
 
-extern "C" hepa_status hepa_dft_plan_create(hepa_dft_plan **out, size_t n, size_t batch,
-                                            hepa_dft_mode mode) {
+// Create with an explicit four-step split (l1 = log2 n1 of pass A; 0 = one pass). For the bench's
+// split measurements; hepa_dft_plan_create picks l1.
+extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n, size_t batch,
+                                                   hepa_dft_mode mode, unsigned l1) {
     if (!out || n < HEPA_DFT_MIN_N || n > HEPA_DFT_MAX_N || (n & (n - 1)) || batch == 0)
         return HEPA_ERR_INVALID_ARGUMENT;
-    if (mode == HEPA_DFT_FP16 || mode == HEPA_DFT_FP16X2) {
-        _hepa_set_error_message("hepa_dft_plan_create: tensor-core modes are not built yet");
-        return HEPA_ERR_UNSUPPORTED;
-    }
-    if (mode != HEPA_DFT_FP64) return HEPA_ERR_INVALID_ARGUMENT;
+    if (mode != HEPA_DFT_FP64 && mode != HEPA_DFT_FP16 && mode != HEPA_DFT_FP16X2)
+        return HEPA_ERR_INVALID_ARGUMENT;
     if (batch > ((size_t)1 << 40) / n) return HEPA_ERR_INVALID_ARGUMENT; // size_t products stay sane
-    int dev_count = 0;
+    int dev_count = 0, dev = 0;
     if (cudaGetDeviceCount(&dev_count) != cudaSuccess || dev_count == 0) {
         (void)cudaGetLastError();
         return HEPA_ERR_NO_DEVICE;
     }
+    unsigned logn = 0;
+    while (((size_t)1 << logn) < n) ++logn;
+    unsigned one, blk;
+    size_t elem;
+    mode_sizes(mode, &one, &blk, &elem);
+    if (l1 >= logn || (l1 == 0 && logn > one) || (l1 && (l1 > blk || logn - l1 > blk))) {
+        _hepa_set_error_message("hepa_dft_plan: no such split for this size and mode");
+        return HEPA_ERR_INVALID_ARGUMENT;
+    }
+    if (mode != HEPA_DFT_FP64) {
+        cudaDeviceProp prop;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return HEPA_ERR_NO_DEVICE;
+        }
+        if (prop.major < 8) {
+            _hepa_set_error_message("hepa_dft_plan: tensor-core modes need sm_80 or newer");
+            return HEPA_ERR_UNSUPPORTED;
+        }
+    }
+    unsigned ltot = logn; // log2 of the batch's element count, rounded down
+    while (ltot < 62 && ((size_t)2 << ltot) <= n * batch) ++ltot;
     hepa_dft_plan *p = (hepa_dft_plan *)calloc(1, sizeof *p);
     if (!p) return HEPA_ERR_OUT_OF_MEMORY;
     p->n = n;
     p->batch = batch;
-    unsigned logn = 0;
-    while (((size_t)1 << logn) < n) ++logn;
     p->logn = logn;
-    // radix schedule: 16s, then the remainder; and a variant with an even number of passes
-    int rest = (int)logn;
-    while (rest >= 4) p->radix[p->npass++] = 4, rest -= 4;
-    if (rest) p->radix[p->npass++] = rest;
-    for (int i = 0; i < p->npass; ++i) p->radix_even[i] = p->radix[i];
-    p->npass_even = p->npass;
-    if (p->npass % 2 && p->npass > 1) { // split one pass in two (a 16 into 4·4, or 8 into 2·4)
-        int i = 0;
-        while (i < p->npass && p->radix_even[i] < 2) ++i;
-        for (int m = p->npass_even; m > i; --m) p->radix_even[m] = p->radix_even[m - 1];
-        const int lr = p->radix_even[i];
-        p->radix_even[i] = lr / 2;
-        p->radix_even[i + 1] = lr - lr / 2;
-        ++p->npass_even;
+    p->mode = mode;
+    p->elem = elem;
+    // twiddle tables: [w_(n1) | w_(n2) | w_n] (two passes) or [w_n] (one pass)
+    size_t sizes[3], ntab = 0;
+    if (l1 == 0) {
+        p->npass = 1;
+        pass_desc &d = p->pass[0];
+        fill_pass(d, logn, logn > blk ? logn : blk, ltot, elem);
+        d.lT = 0, d.logn = logn, d.in_lts = d.out_lts = 0, d.in_les = d.out_les = 0;
+        d.total = batch;
+        d.tw_m = 0, d.tw_n = SIZE_MAX;
+        sizes[ntab++] = n;
+    } else {
+        p->npass = 2;
+        const unsigned l2 = logn - l1;
+        pass_desc &a = p->pass[0], &b = p->pass[1];
+        fill_pass(a, l1, blk, ltot, elem); // columns: e at i1·n2 + i2
+        a.lT = l2, a.logn = logn, a.in_lts = a.out_lts = 0, a.in_les = a.out_les = l2;
+        a.total = (unsigned long long)batch << l2;
+        a.tw_m = 0, a.tw_n = ((size_t)1 << l1) + ((size_t)1 << l2);
+        fill_pass(b, l2, blk, ltot, elem); // rows: read k1·n2 + i2, write k1 + n1·k2
+        b.lT = l1, b.logn = logn, b.in_lts = l2, b.in_les = 0, b.out_lts = 0, b.out_les = l1;
+        b.total = (unsigned long long)batch << l1;
+        b.tw_m = (size_t)1 << l1, b.tw_n = SIZE_MAX;
+        sizes[ntab++] = (size_t)1 << l1;
+        sizes[ntab++] = (size_t)1 << l2;
+        sizes[ntab++] = n;
     }
-    // roots e^(-2πi·m/n) from long double, and the 16 roots of the DFT_R
-    double2 *h = (double2 *)malloc(n * sizeof *h);
+    const size_t wsz = mode == HEPA_DFT_FP64 ? sizeof(double2) : sizeof(float2);
+    size_t total_tw = 0;
+    for (size_t i = 0; i < ntab; ++i) total_tw += sizes[i];
+    unsigned char *h = (unsigned char *)malloc(total_tw * wsz);
     if (!h) {
         free(p);
         return HEPA_ERR_OUT_OF_MEMORY;
     }
     const long double two_pi = 6.283185307179586476925286766559005768L;
-    for (size_t m = 0; m < n; ++m) {
-        const long double a = two_pi * (long double)m / (long double)n;
-        h[m] = make_double2((double)cosl(a), (double)-sinl(a));
-    }
-    double2 r16[16];
+    size_t at = 0;
+    for (size_t i = 0; i < ntab; ++i)
+        for (size_t e = 0; e < sizes[i]; ++e, ++at) {
+            const long double a = two_pi * (long double)e / (long double)sizes[i];
+            if (wsz == sizeof(double2))
+                ((double2 *)h)[at] = make_double2((double)cosl(a), (double)-sinl(a));
+            else
+                ((float2 *)h)[at] = make_float2((float)cosl(a), (float)-sinl(a));
+        }
+    double2 r16d[16];
+    float2 r16f[16];
     for (int m = 0; m < 16; ++m) {
         const long double a = two_pi * (long double)m / 16.0L;
-        r16[m] = make_double2((double)cosl(a), (double)-sinl(a));
+        r16d[m] = make_double2((double)cosl(a), (double)-sinl(a));
+        r16f[m] = make_float2((float)cosl(a), (float)-sinl(a));
     }
-    cudaError_t e = cudaMemcpyToSymbol(c_root16, r16, sizeof r16);
-    if (e == cudaSuccess) e = cudaMalloc((void **)&p->roots, n * sizeof *h);
-    if (e == cudaSuccess) e = cudaMemcpy(p->roots, h, n * sizeof *h, cudaMemcpyHostToDevice);
-    if (e == cudaSuccess) e = cudaMalloc((void **)&p->scratch, n * batch * sizeof(double2));
+    cudaError_t e = cudaMemcpyToSymbol(c_w16d, r16d, sizeof r16d);
+    if (e == cudaSuccess) e = cudaMemcpyToSymbol(c_w16f, r16f, sizeof r16f);
+    if (e == cudaSuccess) e = cudaMalloc(&p->tw, total_tw * wsz);
+    if (e == cudaSuccess) e = cudaMemcpy(p->tw, h, total_tw * wsz, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess && p->npass == 2) e = cudaMalloc(&p->scratch, n * batch * elem);
     free(h);
+    // allow the big shared-memory blocks (above the default 48 KiB)
+    size_t smem = 0;
+    for (int i = 0; i < p->npass; ++i) smem = p->pass[i].smem > smem ? p->pass[i].smem : smem;
+    void *k[2] = {NULL, NULL};
+    switch (mode) {
+    case HEPA_DFT_FP16: k[0] = kernel_ptr<HEPA_DFT_FP16, false>(); k[1] = kernel_ptr<HEPA_DFT_FP16, true>(); break;
+    case HEPA_DFT_FP16X2: k[0] = kernel_ptr<HEPA_DFT_FP16X2, false>(); k[1] = kernel_ptr<HEPA_DFT_FP16X2, true>(); break;
+    default: k[0] = kernel_ptr<HEPA_DFT_FP64, false>(); k[1] = kernel_ptr<HEPA_DFT_FP64, true>(); break;
+    }
+    for (int i = 0; i < 2 && e == cudaSuccess; ++i)
+        e = cudaFuncSetAttribute(k[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) {
         const hepa_status s = _hepa_dev_status(e, "hepa_dft_plan_create");
-        cudaFree(p->roots);
+        cudaFree(p->tw);
         cudaFree(p->scratch);
         free(p);
         return s;
@@ -162,37 +606,43 @@ extern "C" hepa_status hepa_dft_plan_create(hepa_dft_plan **out, size_t n, size_
     return HEPA_OK;
 }
 
+extern "C" hepa_status hepa_dft_plan_create(hepa_dft_plan **out, size_t n, size_t batch,
+                                            hepa_dft_mode mode) {
+    if (!out || n < HEPA_DFT_MIN_N || n > HEPA_DFT_MAX_N || (n & (n - 1)) || batch == 0)
+        return HEPA_ERR_INVALID_ARGUMENT;
+    unsigned one, blk, logn = 0;
+    size_t elem;
+    mode_sizes(mode, &one, &blk, &elem);
+    while (((size_t)1 << logn) < n) ++logn;
+    // One pass while a vector fits a block; a vector above the block size in a batch too small to
+    // give each SM two blocks goes through the four-step split, whose blocks can be smaller.
+    unsigned l1 = 0;
+    if (logn > one || (logn > blk && batch < 264)) l1 = logn / 2;
+    return _hepa_dft_plan_create_split(out, n, batch, mode, l1);
+}
+
 extern "C" void hepa_dft_plan_destroy(hepa_dft_plan *p) {
     if (!p) return;
-    cudaFree(p->roots);
+    cudaFree(p->tw);
     cudaFree(p->scratch);
     free(p);
 }
 
-extern "C" hepa_status _hepa_dft_exec(const hepa_dft_plan *p, double *d_out, const double *d_in,
+extern "C" hepa_status _hepa_dft_exec(const hepa_dft_plan *p, void *d_out, const void *d_in,
                                       int inverse, void *stream) {
     cudaStream_t st = (cudaStream_t)stream;
-    double2 *out = (double2 *)d_out, *scratch = p->scratch;
-    const double2 *in = (const double2 *)d_in;
-    // in place with an odd number (> 1) of passes: the first pass would overwrite its own input
-    const bool even = d_out == d_in && p->npass > 1;
-    const int np = even ? p->npass_even : p->npass;
-    const int *rad = even ? p->radix_even : p->radix;
-    unsigned lns = 0;
-    for (int i = 0; i < np; ++i) {
-        double2 *dst = ((np - 1 - i) % 2 == 0) ? out : scratch;
-        const double2 *src = i == 0 ? in : (((np - i) % 2 == 0) ? out : scratch);
-        const cudaError_t e =
-            inverse ? launch_pass<true>(rad[i], dst, src, p->roots, p->logn, lns, p->batch, st)
-                    : launch_pass<false>(rad[i], dst, src, p->roots, p->logn, lns, p->batch, st);
-        if (e != cudaSuccess) return _hepa_dev_status(e, "hepa_dft_exec");
-        lns += (unsigned)rad[i];
+    cudaError_t e;
+    if (p->npass == 1) {
+        // each block reads all its input into shared memory before writing: in place is safe
+        e = launch(p, p->pass[0], d_out, d_in, inverse, st);
+    } else {
+        e = launch(p, p->pass[0], p->scratch, d_in, inverse, st);
+        if (e == cudaSuccess) e = launch(p, p->pass[1], d_out, p->scratch, inverse, st);
     }
-    return HEPA_OK;
+    return e == cudaSuccess ? HEPA_OK : _hepa_dev_status(e, "hepa_dft_exec");
 }
 
-
-extern "C" hepa_status hepa_dft_exec(const hepa_dft_plan *p, double *d_out, const double *d_in,
+extern "C" hepa_status hepa_dft_exec(const hepa_dft_plan *p, void *d_out, const void *d_in,
                                      int inverse, void *stream) {
     if (!p || !d_out || !d_in) return HEPA_ERR_INVALID_ARGUMENT;
     hepa_status s = _hepa_dev_check_ptr(d_out, "hepa_dft_exec output");
@@ -200,3 +650,6 @@ extern "C" hepa_status hepa_dft_exec(const hepa_dft_plan *p, double *d_out, cons
     if (s != HEPA_OK) return s;
     return _hepa_dft_exec(p, d_out, d_in, inverse, stream);
 }
+
+
+extern "C" int _hepa_dft_plan_passes(const hepa_dft_plan *p) { return p->npass; }
