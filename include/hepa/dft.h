@@ -78,10 +78,10 @@ HEPA_API HEPA_NODISCARD hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **
 /* Number of passes over the batch a plan makes (1 or 2). */
 HEPA_API int _hepa_dft_plan_passes(const hepa_dft_plan *plan);
 
-/* d_out = DFT of d_in (both device, n·batch elements of the plan's type; d_out == d_in allowed,
- * other overlaps not), forward (inverse = 0) or inverse, enqueued on `stream` (a cudaStream_t; NULL = the
+/* d_out = DFT of d_in (both device, 16-byte aligned, n·batch elements of the plan's type;
+ * d_out == d_in allowed, other overlaps not), forward (inverse = 0) or inverse, enqueued on `stream` (a cudaStream_t; NULL = the
  * default stream). The plan's scratch makes concurrent executions of one plan unsafe.
- * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, host memory), HEPA_ERR_DEVICE. */
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, host memory, misaligned), HEPA_ERR_DEVICE. */
 HEPA_API HEPA_NODISCARD hepa_status hepa_dft_exec(const hepa_dft_plan *plan, void *d_out,
                                                    const void *d_in, int inverse, void *stream);
 

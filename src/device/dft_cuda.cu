@@ -75,10 +75,12 @@ template <> struct mode_types<HEPA_DFT_FP64> { using T = double2; using W = doub
 template <> struct mode_types<HEPA_DFT_FP16> { using T = __half2; using W = float2; };
 template <> struct mode_types<HEPA_DFT_FP16X2> { using T = float2; using W = float2; };
 
-// Shared-memory swizzle: XOR the low 5 bits of an element index with bits from above, a bijection
-// on each aligned run of 32 that spreads the power-of-two strides of the stages over the banks.
+// Shared-memory swizzle: XOR bits 2..4 of an element index with bits from above — a bijection on
+// each aligned run of 32 that spreads the power-of-two strides of the stages over the banks and
+// keeps aligned runs of 4 together (16-byte accesses of FP16 elements; FP16X2's 2 and FP64's 1
+// are inside those).
 __device__ __forceinline__ unsigned sw(unsigned p) {
-    return p ^ (((p >> 5) ^ (p >> 10) ^ (p >> 15)) & 31u);
+    return p ^ (((p >> 5) ^ (p >> 10) ^ (p >> 15)) & 28u);
 }
 
 // Position in shared memory of output element k of a size-2^lm transform (see the header).
@@ -335,60 +337,85 @@ __device__ void stage16_tc(typename mode_types<MODE>::T *sm, const float2 *tw_m,
 
 template <int MODE, bool INV>
 __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, const void *tw_v,
-                                                 pass_desc d) {
+                                                pass_desc d) {
     using T = typename mode_types<MODE>::T;
     using W = typename mode_types<MODE>::W;
+    constexpr unsigned VEC = 16 / sizeof(T); // elements per 16-byte access
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sm = (T *)smem_raw;
-    __shared__ unsigned s_max; // FP16X2: bits of max |component| (non-negative floats order as ints)
-    const T *in = (const T *)in_v;
-    T *out = (T *)out_v;
-    const W *tw = (const W *)tw_v;
-    const unsigned lm = d.lm, m = 1u << lm, lg = d.lg, E = 1u << (lm + lg);
+    const unsigned lm = d.lm, m = 1u << lm, lg = d.lg, G = 1u << lg, E = 1u << (lm + lg);
+    // FP16X2: per sub-transform binary exponent, after the E elements
+    signed char *s_exp = (signed char *)(sm + E);
     const unsigned long long t0 = (unsigned long long)blockIdx.x << lg;
     const unsigned long long tmask = (1ull << d.lT) - 1;
-    if constexpr (MODE == HEPA_DFT_FP16X2) {
-        if (threadIdx.x == 0) s_max = 0;
-        __syncthreads();
-    }
+    // this block's sub-transforms t0 .. t0 + valid − 1, all in one vector (or G whole vectors)
+    const unsigned valid = (unsigned)min((unsigned long long)G, d.total - t0);
+    const T *in = (const T *)in_v + (((t0 >> d.lT) << d.logn) + ((t0 & tmask) << d.in_lts));
+    T *out = (T *)out_v + (((t0 >> d.lT) << d.logn) + ((t0 & tmask) << d.out_lts));
 
-    // load: element-contiguous inputs are read e-fastest, strided ones t-fastest
-    unsigned mx = 0;
-    for (unsigned f = threadIdx.x; f < E; f += blockDim.x) {
-        unsigned tl, e;
-        if (d.in_les == 0) tl = f >> lm, e = f & (m - 1);
-        else tl = f & ((1u << lg) - 1), e = f >> lg;
-        const unsigned long long t = t0 + tl;
-        T v;
-        if (t < d.total) {
-            v = in[((t >> d.lT) << d.logn) + ((t & tmask) << d.in_lts) +
-                   ((unsigned long long)e << d.in_les)];
-        } else {
-            memset(&v, 0, sizeof v);
+    // load. Contiguous (les = 0): sub-transform tl's element e is at in[tl·m + e] = smem position
+    // f. Strided (les > 0, then ts = 1): element (tl, e) is at in[tl + e·2^les], read tl-fastest,
+    // VEC sub-transforms per 16-byte access when G allows.
+    if (d.in_les == 0) {
+        const unsigned cnt = valid << lm;
+        for (unsigned f = threadIdx.x * VEC; f < E; f += blockDim.x * VEC) {
+            if (f + VEC <= cnt) {
+                *(uint4 *)(sm + sw(f)) = __ldg((const uint4 *)(in + f));
+            } else {
+#pragma unroll
+                for (unsigned k = 0; k < VEC; ++k) {
+                    T v;
+                    if (f + k < cnt) v = in[f + k];
+                    else memset(&v, 0, sizeof v);
+                    sm[sw(f + k)] = v;
+                }
+            }
         }
-        sm[sw((tl << lm) + e)] = v;
-        if constexpr (MODE == HEPA_DFT_FP16X2) {
-            const float2 w = to_w(v);
-            mx = max(mx, max(__float_as_uint(fabsf(w.x)), __float_as_uint(fabsf(w.y))));
+    } else if (G >= VEC) {
+        const unsigned lgv = lg - (VEC == 4 ? 2 : VEC == 2 ? 1 : 0);
+        for (unsigned u = threadIdx.x; u < (E / VEC); u += blockDim.x) {
+            const unsigned tl = (u & ((1u << lgv) - 1)) * VEC, e = u >> lgv;
+            const uint4 w = __ldg((const uint4 *)(in + tl + ((size_t)e << d.in_les)));
+            const T *v = (const T *)&w;
+#pragma unroll
+            for (unsigned k = 0; k < VEC; ++k) sm[sw(((tl + k) << lm) + e)] = v[k];
         }
-    }
-    int ex = 0;
-    if constexpr (MODE == HEPA_DFT_FP16X2) {
-        mx = __reduce_max_sync(0xffffffffu, mx);
-        if ((threadIdx.x & 31) == 0) atomicMax(&s_max, mx);
+    } else {
+        for (unsigned f = threadIdx.x; f < E; f += blockDim.x) {
+            const unsigned tl = f & (G - 1), e = f >> lg;
+            sm[sw((tl << lm) + e)] = in[tl + ((size_t)e << d.in_les)];
+        }
     }
     __syncthreads();
+
+    // FP16X2: scale each sub-transform by a power of two so that its max |component| is below 1
+    // (groups of min(m, 32) lanes per sub-transform; a warp's groups are all present or all not).
     if constexpr (MODE == HEPA_DFT_FP16X2) {
-        (void)frexpf(__uint_as_float(s_max), &ex); // max < 2^ex: scaled values are below 1
-        if (!isfinite(__uint_as_float(s_max))) ex = 0;
-        for (unsigned i = threadIdx.x; i < E; i += blockDim.x) {
-            float2 v = to_w(sm[i]);
-            from_w(sm[i], make_float2(ldexpf(v.x, -ex), ldexpf(v.y, -ex)));
+        const unsigned lgs = lm < 5 ? lm : 5, gl = threadIdx.x & ((1u << lgs) - 1);
+        for (unsigned tl = threadIdx.x >> lgs; tl < G; tl += blockDim.x >> lgs) {
+            unsigned mx = 0;
+            for (unsigned e = gl; e < m; e += 1u << lgs) {
+                const float2 v = to_w(sm[sw((tl << lm) + e)]);
+                mx = max(mx, max(__float_as_uint(fabsf(v.x)), __float_as_uint(fabsf(v.y))));
+            }
+            for (unsigned off = 1; off < (1u << lgs); off <<= 1)
+                mx = max(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+            int ex = 0;
+            const float fm = __uint_as_float(mx);
+            if (isfinite(fm)) (void)frexpf(fm, &ex); // fm < 2^ex
+            if (gl == 0) s_exp[tl] = (signed char)max(-126, min(127, ex));
+        }
+        __syncthreads();
+        for (unsigned p = threadIdx.x; p < E; p += blockDim.x) {
+            const int ex = s_exp[p >> lm];
+            float2 v = to_w(sm[sw(p)]);
+            from_w(sm[sw(p)], make_float2(ldexpf(v.x, -ex), ldexpf(v.y, -ex)));
         }
         __syncthreads();
     }
 
     // stages
+    const W *tw = (const W *)tw_v;
     const W *tw_m = tw + d.tw_m;
     ffrag f;
     if constexpr (MODE != HEPA_DFT_FP64) make_ffrag<INV>(f);
@@ -408,30 +435,55 @@ __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, c
         __syncthreads();
     }
 
-    // store: natural order from the digit-reversed positions; four-step twiddle w_n^(i2·k1)
+    // store: natural order from the digit-reversed positions; undo the FP16X2 scaling; four-step
+    // twiddle w_n^(i2·k1) for pass A (i2 = the column, below 2^20; k1 = e, below 2^10).
     const W *tw_n = d.tw_n == SIZE_MAX ? NULL : tw + d.tw_n;
-    const unsigned long long nmask = (1ull << d.logn) - 1;
-    for (unsigned f2 = threadIdx.x; f2 < E; f2 += blockDim.x) {
-        unsigned tl, e;
-        if (d.out_les == 0) tl = f2 >> lm, e = f2 & (m - 1);
-        else tl = f2 & ((1u << lg) - 1), e = f2 >> lg;
-        const unsigned long long t = t0 + tl;
-        if (t >= d.total) continue;
+    const unsigned nmask = (1u << d.logn) - 1, col0 = (unsigned)(t0 & tmask);
+    auto fetch = [&](unsigned tl, unsigned e) -> T {
         T v = sm[sw((tl << lm) + rev_digits(e, lm))];
         if (MODE == HEPA_DFT_FP16X2 || tw_n) {
             W w = to_w(v);
             if constexpr (MODE == HEPA_DFT_FP16X2) {
+                const int ex = s_exp[tl];
                 w.x = ldexpf(w.x, ex);
                 w.y = ldexpf(w.y, ex);
             }
             if (tw_n) {
-                const unsigned long long idx = ((t & tmask) * e) & nmask;
+                const unsigned idx = ((col0 + tl) * e) & nmask;
                 if (idx) w = cmul(w, conj_if<INV>(tw_n[idx]));
             }
             from_w(v, w);
         }
-        out[((t >> d.lT) << d.logn) + ((t & tmask) << d.out_lts) +
-            ((unsigned long long)e << d.out_les)] = v;
+        return v;
+    };
+    if (d.out_les == 0) {
+        const unsigned cnt = valid << lm;
+        for (unsigned f2 = threadIdx.x * VEC; f2 < E; f2 += blockDim.x * VEC) {
+            T v[VEC];
+#pragma unroll
+            for (unsigned k = 0; k < VEC; ++k) v[k] = fetch((f2 + k) >> lm, (f2 + k) & (m - 1));
+            if (f2 + VEC <= cnt) {
+                *(uint4 *)(out + f2) = *(const uint4 *)v;
+            } else {
+#pragma unroll
+                for (unsigned k = 0; k < VEC; ++k)
+                    if (f2 + k < cnt) out[f2 + k] = v[k];
+            }
+        }
+    } else if (G >= VEC) {
+        const unsigned lgv = lg - (VEC == 4 ? 2 : VEC == 2 ? 1 : 0);
+        for (unsigned u = threadIdx.x; u < (E / VEC); u += blockDim.x) {
+            const unsigned tl = (u & ((1u << lgv) - 1)) * VEC, e = u >> lgv;
+            T v[VEC];
+#pragma unroll
+            for (unsigned k = 0; k < VEC; ++k) v[k] = fetch(tl + k, e);
+            *(uint4 *)(out + tl + ((size_t)e << d.out_les)) = *(const uint4 *)v;
+        }
+    } else {
+        for (unsigned f2 = threadIdx.x; f2 < E; f2 += blockDim.x) {
+            const unsigned tl = f2 & (G - 1), e = f2 >> lg;
+            out[tl + ((size_t)e << d.out_les)] = fetch(tl, e);
+        }
     }
 }
 
@@ -469,6 +521,7 @@ void mode_sizes(hepa_dft_mode mode, unsigned *one, unsigned *blk, size_t *elem) 
 // Block of 2^lblk elements (at least one sub-transform of 2^lm, at least 128 so that the
 // tensor-core stages have whole tiles of eight DFT_16s): at most 2^lmax, and smaller when the
 // batch holds only 2^ltot elements, so that there are about 256 blocks to spread over the SMs.
+// Four-step passes keep a block inside one vector (lmax <= logn).
 void fill_pass(pass_desc &d, unsigned lm, unsigned lmax, unsigned ltot, size_t elem) {
     unsigned lblk = ltot > 8 + 7 ? ltot - 8 : 7;
     if (lblk > lmax) lblk = lmax;
@@ -478,7 +531,7 @@ void fill_pass(pass_desc &d, unsigned lm, unsigned lmax, unsigned ltot, size_t e
     const unsigned E = 1u << lblk;
     d.threads = E >= (1u << 13) ? 512 : E >= (1u << 12) ? 256 : 128;
     if (E / 16 < d.threads) d.threads = E / 16 >= 32 ? E / 16 : 32;
-    d.smem = (size_t)E * elem;
+    d.smem = (size_t)E * elem + (elem == 8 ? (E >> lm) : 0); // FP16X2: + one exponent per sub-transform
 }
 
 } // namespace
@@ -502,7 +555,9 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     unsigned one, blk;
     size_t elem;
     mode_sizes(mode, &one, &blk, &elem);
-    if (l1 >= logn || (l1 == 0 && logn > one) || (l1 && (l1 > blk || logn - l1 > blk))) {
+    // a four-step plan needs blocks of >= 128 elements inside one vector: n >= 2^7
+    if (l1 >= logn || (l1 == 0 && logn > one) || (l1 && (l1 > blk || logn - l1 > blk)) ||
+        (l1 && logn < 7)) {
         _hepa_set_error_message("hepa_dft_plan: no such split for this size and mode");
         return HEPA_ERR_INVALID_ARGUMENT;
     }
@@ -541,11 +596,11 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         p->npass = 2;
         const unsigned l2 = logn - l1;
         pass_desc &a = p->pass[0], &b = p->pass[1];
-        fill_pass(a, l1, blk, ltot, elem); // columns: e at i1·n2 + i2
+        fill_pass(a, l1, blk < logn ? blk : logn, ltot, elem); // columns: e at i1·n2 + i2
         a.lT = l2, a.logn = logn, a.in_lts = a.out_lts = 0, a.in_les = a.out_les = l2;
         a.total = (unsigned long long)batch << l2;
         a.tw_m = 0, a.tw_n = ((size_t)1 << l1) + ((size_t)1 << l2);
-        fill_pass(b, l2, blk, ltot, elem); // rows: read k1·n2 + i2, write k1 + n1·k2
+        fill_pass(b, l2, blk < logn ? blk : logn, ltot, elem); // rows: read k1·n2 + i2, write k1 + n1·k2
         b.lT = l1, b.logn = logn, b.in_lts = l2, b.in_les = 0, b.out_lts = 0, b.out_les = l1;
         b.total = (unsigned long long)batch << l1;
         b.tw_m = (size_t)1 << l1, b.tw_n = SIZE_MAX;
@@ -645,6 +700,10 @@ extern "C" hepa_status _hepa_dft_exec(const hepa_dft_plan *p, void *d_out, const
 extern "C" hepa_status hepa_dft_exec(const hepa_dft_plan *p, void *d_out, const void *d_in,
                                      int inverse, void *stream) {
     if (!p || !d_out || !d_in) return HEPA_ERR_INVALID_ARGUMENT;
+    if (((uintptr_t)d_out | (uintptr_t)d_in) & 15) {
+        _hepa_set_error_message("hepa_dft_exec: buffers must be 16-byte aligned");
+        return HEPA_ERR_INVALID_ARGUMENT;
+    }
     hepa_status s = _hepa_dev_check_ptr(d_out, "hepa_dft_exec output");
     if (s == HEPA_OK) s = _hepa_dev_check_ptr(d_in, "hepa_dft_exec input");
     if (s != HEPA_OK) return s;

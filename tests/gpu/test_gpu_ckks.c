@@ -183,6 +183,9 @@ Test(gpu_dft, bad_input) {
         T_STATUS(hepa_dft_exec(p, NULL, d, 0, NULL), HEPA_ERR_INVALID_ARGUMENT);
         T_STATUS(hepa_dft_exec(p, d, host, 0, NULL), HEPA_ERR_INVALID_ARGUMENT);
         T_STATUS(hepa_dft_exec(p, host, d, 0, NULL), HEPA_ERR_INVALID_ARGUMENT);
+        /* buffers must be 16-byte aligned */
+        T_STATUS(hepa_dft_exec(p, d, (char *)d + 4, 0, NULL), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_dft_exec(p, (char *)d + 8, d, 0, NULL), HEPA_ERR_INVALID_ARGUMENT);
         hepa_dft_plan_destroy(p);
         cudaFree(d);
     }
