@@ -75,13 +75,12 @@ template <> struct mode_types<HEPA_DFT_FP64> { using T = double2; using W = doub
 template <> struct mode_types<HEPA_DFT_FP16> { using T = __half2; using W = float2; };
 template <> struct mode_types<HEPA_DFT_FP16X2> { using T = float2; using W = float2; };
 
-// Shared-memory swizzle: XOR bits 2..4 of an element index with bits from above — a bijection on
-// each aligned run of 32 that spreads the power-of-two strides of the stages over the banks and
-// keeps aligned runs of 4 together (16-byte accesses of FP16 elements; FP16X2's 2 and FP64's 1
-// are inside those).
-__device__ __forceinline__ unsigned sw(unsigned p) {
-    return p ^ (((p >> 5) ^ (p >> 10) ^ (p >> 15)) & 28u);
-}
+// Shared-memory swizzle: XOR the low 5 bits of an element index with bits from above — a
+// bijection on each aligned run of 32 that spreads the power-of-two strides of the stages over the
+// banks (for 16-byte FP64 elements bits 0-2 decide the bank, for 4-byte FP16 ones bits 0-4). An
+// aligned run of VEC elements stays an aligned run, permuted by the low bits of swx.
+__device__ __forceinline__ unsigned swx(unsigned p) { return ((p >> 5) ^ (p >> 10) ^ (p >> 15)) & 31u; }
+__device__ __forceinline__ unsigned sw(unsigned p) { return p ^ swx(p); }
 
 // Position in shared memory of output element k of a size-2^lm transform (see the header).
 __device__ __forceinline__ unsigned rev_digits(unsigned k, unsigned lm) {
@@ -360,7 +359,20 @@ __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, c
         const unsigned cnt = valid << lm;
         for (unsigned f = threadIdx.x * VEC; f < E; f += blockDim.x * VEC) {
             if (f + VEC <= cnt) {
-                *(uint4 *)(sm + sw(f)) = __ldg((const uint4 *)(in + f));
+                // element f + k goes to sw(f + k) = (f ^ x_hi) + (k ^ x_lo): one 16-byte store of
+                // the run with its components permuted by x_lo
+                const uint4 w = __ldg((const uint4 *)(in + f));
+                const unsigned x = swx(f), xlo = x & (VEC - 1);
+                const T *v = (const T *)&w;
+                T pv[VEC];
+#pragma unroll
+                for (unsigned k = 0; k < VEC; ++k) pv[k] = v[0];
+#pragma unroll
+                for (unsigned k = 1; k < VEC; ++k)
+#pragma unroll
+                    for (unsigned k2 = 0; k2 < VEC; ++k2)
+                        if ((k2 ^ xlo) == k) pv[k2] = v[k];
+                *(uint4 *)(sm + (f ^ (x & ~(VEC - 1)))) = *(const uint4 *)pv;
             } else {
 #pragma unroll
                 for (unsigned k = 0; k < VEC; ++k) {
@@ -388,22 +400,28 @@ __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, c
     }
     __syncthreads();
 
-    // FP16X2: scale each sub-transform by a power of two so that its max |component| is below 1
-    // (groups of min(m, 32) lanes per sub-transform; a warp's groups are all present or all not).
+    // FP16X2: scale each sub-transform by a power of two so that its max |component| is below 1.
+    // Each warp takes runs of 32 positions (one sub-transform, or 32/m whole ones when m < 32),
+    // reduces over lanes of the same sub-transform, and merges with atomicMax (max |x| bits: non-
+    // negative floats order as integers) into s_max[tl]; then s_exp[tl] = the exponent.
     if constexpr (MODE == HEPA_DFT_FP16X2) {
-        const unsigned lgs = lm < 5 ? lm : 5, gl = threadIdx.x & ((1u << lgs) - 1);
-        for (unsigned tl = threadIdx.x >> lgs; tl < G; tl += blockDim.x >> lgs) {
-            unsigned mx = 0;
-            for (unsigned e = gl; e < m; e += 1u << lgs) {
-                const float2 v = to_w(sm[sw((tl << lm) + e)]);
-                mx = max(mx, max(__float_as_uint(fabsf(v.x)), __float_as_uint(fabsf(v.y))));
-            }
+        unsigned *s_max = (unsigned *)(s_exp + ((G + 3) & ~3u));
+        for (unsigned i = threadIdx.x; i < G; i += blockDim.x) s_max[i] = 0;
+        __syncthreads();
+        const unsigned lgs = lm < 5 ? lm : 5, lane = threadIdx.x & 31;
+        for (unsigned p = threadIdx.x; p < E; p += blockDim.x) {
+            const float2 v = to_w(sm[sw(p)]);
+            unsigned mx = max(__float_as_uint(fabsf(v.x)), __float_as_uint(fabsf(v.y)));
             for (unsigned off = 1; off < (1u << lgs); off <<= 1)
                 mx = max(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+            if ((lane & ((1u << lgs) - 1)) == 0) atomicMax(&s_max[p >> lm], mx);
+        }
+        __syncthreads();
+        for (unsigned i = threadIdx.x; i < G; i += blockDim.x) {
             int ex = 0;
-            const float fm = __uint_as_float(mx);
+            const float fm = __uint_as_float(s_max[i]);
             if (isfinite(fm)) (void)frexpf(fm, &ex); // fm < 2^ex
-            if (gl == 0) s_exp[tl] = (signed char)max(-126, min(127, ex));
+            s_exp[i] = (signed char)max(-126, min(127, ex));
         }
         __syncthreads();
         for (unsigned p = threadIdx.x; p < E; p += blockDim.x) {
@@ -531,7 +549,9 @@ void fill_pass(pass_desc &d, unsigned lm, unsigned lmax, unsigned ltot, size_t e
     const unsigned E = 1u << lblk;
     d.threads = E >= (1u << 13) ? 512 : E >= (1u << 12) ? 256 : 128;
     if (E / 16 < d.threads) d.threads = E / 16 >= 32 ? E / 16 : 32;
-    d.smem = (size_t)E * elem + (elem == 8 ? (E >> lm) : 0); // FP16X2: + one exponent per sub-transform
+    // FP16X2: + per sub-transform one exponent byte (rounded up to 4) and one max word
+    const size_t G = E >> lm;
+    d.smem = (size_t)E * elem + (elem == 8 ? ((G + 3) & ~(size_t)3) + 4 * G : 0);
 }
 
 } // namespace
