@@ -570,7 +570,7 @@ int hepa_bench_ckks(size_t reps, const char *commit) {
     struct cudaDeviceProp prop;
     double bw;
     if (bp_prologue("--ckks", &commit, &prop, &bw)) return 1;
-    printf("# hepa-bench CKKS encode/decode and FP64 DFT plans\n\nGPU: %s, commit %s\n"
+    printf("# hepa-bench CKKS encode/decode\n\nGPU: %s, commit %s\n"
            "device-to-device copy: %.0f GB/s (read + write)\n\n",
            prop.name, commit, bw);
     /* encode / decode at N = 2^16, 34 limbs of 60 bits, Δ = 2^40 */

@@ -56,5 +56,7 @@ if has bench; then
     # shellcheck disable=SC2086
     run bench "$build"/bench/hepa-bench --gpu-suite ${HEPA_BENCH_ARGS:-}
     cat "$out/bench.log"
+    run bench-dft "$build"/bench/hepa-bench --dft      # DFT plans next to cuFFT
+    run bench-ckks "$build"/bench/hepa-bench --ckks    # CKKS encode / decode latency
 fi
 exit $status
