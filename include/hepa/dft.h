@@ -25,9 +25,9 @@
  *   FP16    2.5e-4  (n = 4) ... 5.0e-4  (2^15) ... 6.0e-4  (2^20);   bound 2e-3
  * (cuFFT at 2^15 on the same inputs: 3.7e-16 double, 2.4e-7 single, 1.7e-3 half.)
  * Plans run one pass (one read and one write of the batch) while a vector fits a block's shared
- * memory (n <= 2^13 FP64, 2^14 FP16X2, 2^15 FP16) and two (four-step) above; batches of fewer
- * than 264 vectors take the four-step route from n = 2^13 / 2^14 / 2^15 (FP64 / FP16X2 / FP16)
- * so that one vector spreads over many blocks.
+ * memory (n <= 2^13 FP64, 2^14 FP16X2 and FP16) and two (four-step) above; batches of fewer
+ * than 264 vectors take the four-step route from n = 2^13 (FP64) and 2^14 (FP16X2) so that one
+ * vector spreads over many blocks.
  */
 #ifndef HEPA_DFT_H
 #define HEPA_DFT_H

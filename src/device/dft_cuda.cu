@@ -526,11 +526,13 @@ cudaError_t launch(const hepa_dft_plan *p, const pass_desc &d, void *out, const 
 }
 
 // Per-mode sizes (log2 elements per block): `one` = the largest n done in one pass (the whole
-// vector in shared memory: 128 KiB), `blk` = elements per block otherwise (64 KiB: three blocks
-// per SM). Chosen by measurement on an H100, see bench/results.
+// vector in shared memory), `blk` = elements per block otherwise (64 KiB: three blocks per SM).
+// Chosen by measurement on an H100 (bench/experiments/dft_split.c, bench/results/*-dft-split-*):
+// one pass with a 128 KiB block beats two passes for FP64 at 2^13 (1100 vs 749 GB/s), ties for
+// FP16X2 at 2^14 (582 vs 584), and loses for FP16 at 2^15 (422 vs 529), hence FP16's 14.
 void mode_sizes(hepa_dft_mode mode, unsigned *one, unsigned *blk, size_t *elem) {
     switch (mode) {
-    case HEPA_DFT_FP16: *one = 15, *blk = 14, *elem = 4; break;
+    case HEPA_DFT_FP16: *one = 14, *blk = 14, *elem = 4; break;
     case HEPA_DFT_FP16X2: *one = 14, *blk = 13, *elem = 8; break;
     default: *one = 13, *blk = 12, *elem = 16; break;
     }
