@@ -192,17 +192,6 @@ static void random_value(const tfield *t, test_rng *rng, gmp_randstate_t gr, mpz
     }
 }
 
-static mpz_t *mpz_array(size_t n) {
-    mpz_t *z = malloc(n * sizeof *z);
-    cr_assert(z);
-    for (size_t j = 0; j < n; ++j) mpz_init(z[j]);
-    return z;
-}
-
-static void mpz_array_free(mpz_t *z, size_t n) {
-    for (size_t j = 0; j < n; ++j) mpz_clear(z[j]);
-    free(z);
-}
 
 static void gmp_rand_init(gmp_randstate_t gr, test_rng *rng) {
     gmp_randinit_default(gr);
@@ -580,7 +569,7 @@ Test(bigprime_arith, boundary_pairs) {
         tf_init(&t, &specs[s]);
         const unsigned k = t.k;
         const size_t cap = 9 + 3 * (size_t)k;
-        mpz_t *vals = mpz_array(cap);
+        mpz_t *vals = test_mpz_array(cap);
         const size_t n = boundary_values(&t, vals);
         uint64_t *el = test_alloc(n * k);
         for (size_t j = 0; j < n; ++j) ref_digits(&t, el + j * k, vals[j]);
@@ -596,7 +585,7 @@ Test(bigprime_arith, boundary_pairs) {
             }
         }
         free(el);
-        mpz_array_free(vals, cap);
+        test_mpz_array_free(vals, cap);
         tf_clear(&t);
     }
 }
@@ -685,7 +674,7 @@ Test(bigprime_arith, mul_rpow_every_i) {
         tf_init(&t, &specs[s]);
         const unsigned k = t.k;
         const size_t cap = 9 + 3 * (size_t)k, nrand = test_quick() ? 4 : 16;
-        mpz_t *vals = mpz_array(cap + nrand);
+        mpz_t *vals = test_mpz_array(cap + nrand);
         size_t n = boundary_values(&t, vals);
         for (size_t j = 0; j < nrand; ++j) random_value(&t, &rng, gr, vals[n++]);
         uint64_t x[HEPA_BP_MAX_K], z[HEPA_BP_MAX_K], z2[HEPA_BP_MAX_K];
@@ -709,7 +698,7 @@ Test(bigprime_arith, mul_rpow_every_i) {
             T_STATUS(hepa_bp_mul_rpow(t.f, z, x, UINT32_MAX), HEPA_ERR_INVALID_ARGUMENT);
             T_ARRAY_EQ(z, z2, k, "%s: mul_rpow out of range wrote", t.name);
         }
-        mpz_array_free(vals, cap + nrand);
+        test_mpz_array_free(vals, cap + nrand);
         tf_clear(&t);
     }
     mpz_clears(want, ri, vx, NULL);
@@ -882,7 +871,7 @@ Test(bigprime_roots, properties) {
 /* out[j] = Σ_i in[i]·ω^(±ij) (· N^(-1) for the inverse) mod p, O(N^2). */
 static void ref_dft(const tfield *t, mpz_t *out, const mpz_t *in, size_t N, const mpz_t omega,
                     int inverse) {
-    mpz_t *pw = mpz_array(N);
+    mpz_t *pw = test_mpz_array(N);
     mpz_t om;
     mpz_init(om);
     if (inverse)
@@ -908,7 +897,7 @@ static void ref_dft(const tfield *t, mpz_t *out, const mpz_t *in, size_t N, cons
         }
     }
     mpz_clear(om);
-    mpz_array_free(pw, N);
+    test_mpz_array_free(pw, N);
 }
 
 /* A vector of N random elements with boundary values mixed in; vals gets their values. */
@@ -945,7 +934,7 @@ Test(bigprime_fft, against_gmp_dft) {
             }
             if (ilog2(N) > v2) break;
             uint64_t *x = test_alloc(N * k), *y = test_alloc(N * k), w[HEPA_BP_MAX_K];
-            mpz_t *in = mpz_array(N), *want = mpz_array(N);
+            mpz_t *in = test_mpz_array(N), *want = test_mpz_array(N);
             T_OK(hepa_bp_root_of_unity(t.f, w, N));
             ref_value(&t, omega, w);
             for (int inverse = 0; inverse <= 1; ++inverse) {
@@ -956,8 +945,8 @@ Test(bigprime_fft, against_gmp_dft) {
                 for (size_t j = 0; j < N; ++j)
                     check_elem(&t, y + j * k, want[j], inverse ? "inverse fft" : "fft", N, j);
             }
-            mpz_array_free(in, N);
-            mpz_array_free(want, N);
+            test_mpz_array_free(in, N);
+            test_mpz_array_free(want, N);
             free(x);
             free(y);
         }
@@ -983,7 +972,7 @@ Test(bigprime_fft, round_trip) {
         for (unsigned lg = 0; lg <= maxlg; lg += (lg < 4 ? 1 : 2)) {
             const size_t N = (size_t)1 << lg;
             uint64_t *x = test_alloc(N * k), *y = test_alloc(N * k), w[HEPA_BP_MAX_K];
-            mpz_t *in = mpz_array(N);
+            mpz_t *in = test_mpz_array(N);
             random_vector(&t, &rng, gr, x, in, N);
             memcpy(y, x, N * k * sizeof *y);
             T_OK(hepa_bp_fft(t.f, y, N, 0));
@@ -1003,7 +992,7 @@ Test(bigprime_fft, round_trip) {
             }
             T_OK(hepa_bp_fft(t.f, y, N, 1));
             T_ARRAY_EQ(y, x, N * k, "%s: inverse(forward(x)) != x, N = %zu", t.name, N);
-            mpz_array_free(in, N);
+            test_mpz_array_free(in, N);
             free(x);
             free(y);
         }
@@ -1083,7 +1072,7 @@ Test(bigprime_poly, mul_against_schoolbook) {
         for (size_t N = 1; N <= maxN; N *= 2) {
             uint64_t *a = test_alloc(N * k), *b = test_alloc(N * k), *c = test_alloc(N * k),
                      *d = test_alloc(N * k);
-            mpz_t *va = mpz_array(N), *vb = mpz_array(N), *want = mpz_array(N);
+            mpz_t *va = test_mpz_array(N), *vb = test_mpz_array(N), *want = test_mpz_array(N);
             for (int neg = 0; neg <= 1; ++neg) {
                 random_vector(&t, &rng, gr, a, va, N);
                 random_vector(&t, &rng, gr, b, vb, N);
@@ -1107,9 +1096,9 @@ Test(bigprime_poly, mul_against_schoolbook) {
                         check_elem(&t, d + j * k, want[j], "square in place", N, j);
                 }
             }
-            mpz_array_free(va, N);
-            mpz_array_free(vb, N);
-            mpz_array_free(want, N);
+            test_mpz_array_free(va, N);
+            test_mpz_array_free(vb, N);
+            test_mpz_array_free(want, N);
             free(a);
             free(b);
             free(c);

@@ -20,17 +20,6 @@ static void fixture_init(fixture *f, size_t n, size_t L, unsigned bits) {
     T_OK(hepa_ring_create(&f->ring, n, f->q, L, HEPA_BACKEND_CPU));
 }
 
-static mpz_t *mpz_array(size_t n) {
-    mpz_t *z = malloc(n * sizeof *z);
-    cr_assert(z);
-    for (size_t j = 0; j < n; ++j) mpz_init(z[j]);
-    return z;
-}
-
-static void mpz_array_free(mpz_t *z, size_t n) {
-    for (size_t j = 0; j < n; ++j) mpz_clear(z[j]);
-    free(z);
-}
 
 /* The fixtures: 62-bit primes (Q up to ~500 bits) and 30-bit primes, both with 8 limbs. */
 static const struct {
@@ -80,7 +69,7 @@ Test(crt, compose_decompose_round_trip) {
         fixture_init(&f, configs[c].n, 8, configs[c].bits);
         const size_t n = f.n, N = f.L * n;
         uint64_t *limbs = test_alloc(N), *back = test_alloc(N);
-        mpz_t *x = mpz_array(n), *xc = mpz_array(n);
+        mpz_t *x = test_mpz_array(n), *xc = test_mpz_array(n);
         mpz_t Q, want, twice, negQ;
         mpz_init(Q);
         mpz_init(want);
@@ -123,8 +112,8 @@ Test(crt, compose_decompose_round_trip) {
         mpz_clear(want);
         mpz_clear(twice);
         mpz_clear(negQ);
-        mpz_array_free(x, n);
-        mpz_array_free(xc, n);
+        test_mpz_array_free(x, n);
+        test_mpz_array_free(xc, n);
         free(limbs);
         free(back);
         hepa_ring_destroy(f.ring);
@@ -140,7 +129,7 @@ Test(crt, decompose_any_integer) {
         fixture_init(&f, configs[c].n, 8, configs[c].bits);
         const size_t n = f.n, N = f.L * n;
         uint64_t *limbs = test_alloc(N);
-        mpz_t *in = mpz_array(n);
+        mpz_t *in = test_mpz_array(n);
         mpz_t Q, t;
         mpz_init(Q);
         mpz_init(t);
@@ -187,7 +176,7 @@ Test(crt, decompose_any_integer) {
         gmp_randclear(gr);
         mpz_clear(Q);
         mpz_clear(t);
-        mpz_array_free(in, n);
+        test_mpz_array_free(in, n);
         free(limbs);
         hepa_ring_destroy(f.ring);
     }
@@ -200,7 +189,7 @@ Test(crt, boundary_limbs) {
         fixture_init(&f, configs[c].n, 8, configs[c].bits);
         const size_t n = f.n, N = f.L * n;
         uint64_t *limbs = test_alloc(N);
-        mpz_t *x = mpz_array(n);
+        mpz_t *x = test_mpz_array(n);
         mpz_t Q;
         mpz_init(Q);
         for (size_t level = 1; level <= f.L; ++level) {
@@ -226,7 +215,7 @@ Test(crt, boundary_limbs) {
             T_CHECK(mpz_cmp_ui(x[0], 1) == 0, "ones must compose to 1");
         }
         mpz_clear(Q);
-        mpz_array_free(x, n);
+        test_mpz_array_free(x, n);
         free(limbs);
         hepa_ring_destroy(f.ring);
     }
@@ -240,7 +229,7 @@ Test(crt, centered_range_ends) {
         fixture_init(&f, configs[c].n, 8, configs[c].bits);
         const size_t n = f.n, N = f.L * n;
         uint64_t *limbs = test_alloc(N);
-        mpz_t *x = mpz_array(n);
+        mpz_t *x = test_mpz_array(n);
         mpz_t Q, top, v;
         mpz_inits(Q, top, v, NULL);
         for (size_t level = 1; level <= f.L; ++level) {
@@ -265,7 +254,7 @@ Test(crt, centered_range_ends) {
                     "uncentered (Q-1)/2 and (Q+1)/2 at level %zu", level);
         }
         mpz_clears(Q, top, v, NULL);
-        mpz_array_free(x, n);
+        test_mpz_array_free(x, n);
         free(limbs);
         hepa_ring_destroy(f.ring);
     }
@@ -278,7 +267,7 @@ Test(crt, bad_arguments) {
     fixture_init(&f, 16, 4, 62);
     const size_t n = f.n, N = f.L * n;
     uint64_t *limbs = test_alloc(N), *keep = test_alloc(N);
-    mpz_t *x = mpz_array(n);
+    mpz_t *x = test_mpz_array(n);
     test_fill_limbs(&r, limbs, n, f.q, f.L);
     for (size_t j = 0; j < n; ++j) mpz_set_ui(x[j], 777 + j);
 
@@ -312,7 +301,7 @@ Test(crt, bad_arguments) {
              HEPA_ERR_INVALID_ARGUMENT);
     T_ARRAY_EQ(limbs, keep, N, "decompose wrote limbs on failure");
 
-    mpz_array_free(x, n);
+    test_mpz_array_free(x, n);
     free(limbs);
     free(keep);
     hepa_ring_destroy(f.ring);

@@ -384,3 +384,15 @@ float test_f16_to_f32(uint16_t h) {
     if (e == 31) return m ? NAN : s * INFINITY;
     return s * ldexpf((float)(m | 0x400), e - 25);
 }
+
+mpz_t *test_mpz_array(size_t n) {
+    mpz_t *z = malloc(n * sizeof *z);
+    cr_assert(z);
+    for (size_t j = 0; j < n; ++j) mpz_init(z[j]);
+    return z;
+}
+
+void test_mpz_array_free(mpz_t *z, size_t n) {
+    for (size_t j = 0; j < n; ++j) mpz_clear(z[j]);
+    free(z);
+}

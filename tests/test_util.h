@@ -51,6 +51,9 @@ double test_rand_unit(test_rng *r);
 /* IEEE binary16 <-> float, round to nearest even (overflow to infinity, subnormals kept), for
  * the FP16 DFT tests; C has no portable half type. */
 uint16_t test_f32_to_f16(float f);
+/* n initialised mpz_t (asserts on allocation failure), and their release. */
+mpz_t *test_mpz_array(size_t n);
+void test_mpz_array_free(mpz_t *z, size_t n);
 float test_f16_to_f32(uint16_t h);
 /* A "boundary-biased" value in [0, q): 0, 1, 2, q-1, q-2, q/2 or uniform, chosen at random.
  * Random inputs rarely hit the edges; this makes every sweep hit them often. */

@@ -1076,15 +1076,3 @@ Test(gpu_bigprime, products_bad_input) {
     tf_clear(&t257);
     tf_clear(&t32);
 }
-
-int main(int argc, char **argv) {
-    if (!hepa_cuda_available()) {
-        fprintf(stderr, "SKIPPED: no usable CUDA device (GPU tests need one)\n");
-        return 77;
-    }
-    struct criterion_test_set *tests = criterion_initialize();
-    int result = 0;
-    if (criterion_handle_args(argc, argv, true)) result = !criterion_run_all_tests(tests);
-    criterion_finalize(tests);
-    return result;
-}

@@ -349,15 +349,3 @@ Test(gpu_ckks, bad_input) {
     hepa_poly_destroy(pc);
     epair_clear(&e);
 }
-
-int main(int argc, char **argv) {
-    if (!hepa_cuda_available()) {
-        fprintf(stderr, "SKIPPED: no usable CUDA device (GPU tests need one)\n");
-        return 77;
-    }
-    struct criterion_test_set *tests = criterion_initialize();
-    int result = 0;
-    if (criterion_handle_args(argc, argv, true)) result = !criterion_run_all_tests(tests);
-    criterion_finalize(tests);
-    return result;
-}

@@ -297,15 +297,3 @@ Test(gpu_ring, out_of_memory, .timeout = 300) {
     hepa_ring_destroy(r);
     free(ps);
 }
-
-int main(int argc, char **argv) {
-    if (!hepa_cuda_available()) {
-        fprintf(stderr, "SKIPPED: no usable CUDA device (GPU tests need one)\n");
-        return 77;
-    }
-    struct criterion_test_set *tests = criterion_initialize();
-    int result = 0;
-    if (criterion_handle_args(argc, argv, true)) result = !criterion_run_all_tests(tests);
-    criterion_finalize(tests);
-    return result;
-}
