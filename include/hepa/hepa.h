@@ -17,5 +17,8 @@
 #include "hepa/bigprime_cuda.h"
 #include "hepa/dft.h"
 #include "hepa/ckks.h"
+#include "hepa/rns.h"
+#include "hepa/sample.h"
+#include "hepa/keyswitch.h"
 
 #endif /* HEPA_HEPA_H */

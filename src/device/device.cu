@@ -105,6 +105,12 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
     TRY(cudaMemcpy(d->tables, host_tables, 4 * n * L * sizeof *host_tables,
                    cudaMemcpyHostToDevice));
     TRY(cudaMemcpy(d->limbs, host_limbs, L * sizeof *host_limbs, cudaMemcpyHostToDevice));
+    {
+        uint32_t id[HEPA_RING_MAX_MODULI];
+        for (size_t i = 0; i < HEPA_RING_MAX_MODULI; ++i) id[i] = (uint32_t)i;
+        TRY(cudaMalloc((void **)&d->idmap, sizeof id));
+        TRY(cudaMemcpy(d->idmap, id, sizeof id, cudaMemcpyHostToDevice));
+    }
     free(host_tables);
     free(host_limbs);
     return HEPA_OK;
@@ -122,6 +128,7 @@ extern "C" void _hepa_dev_ring_free(hepa_ring *ring) {
     if (d->stream) (void)cudaStreamSynchronize((cudaStream_t)d->stream);
     cudaFree(d->tables);
     cudaFree(d->limbs);
+    cudaFree(d->idmap);
     if (d->stream) cudaStreamDestroy((cudaStream_t)d->stream);
     free(d);
     ring->dev = NULL;

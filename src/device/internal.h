@@ -34,6 +34,8 @@ typedef struct hepa_ring_device {
     void *pool;            /* cudaMemPool_t, the device's default pool */
     uint64_t *tables;      /* device */
     hepa_dev_limb *limbs;  /* device, L entries */
+    uint32_t *idmap;       /* device, idmap[i] = i for i < 64: NTT map entries (data limb 0,
+                            * modulus i) for one limb of any modulus (see _hepa_dev_ntt_map) */
 } hepa_ring_device;
 
 struct hepa_ring;

@@ -427,7 +427,8 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     ntt_tile_kernel(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                     const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
                     unsigned logn, unsigned tile_stride, unsigned seg_bits, unsigned seg_stride,
-                    uint64_t *out_b, const uint64_t *in_b, unsigned level) {
+                    uint64_t *out_b, const uint64_t *in_b, unsigned level,
+                    const uint32_t *__restrict__ map) {
     extern __shared__ uint64_t smem_dyn[];
     constexpr int TPT = 1 << (GB + CB - 3); // threads per tile
     constexpr int C = 1 << CB;
@@ -436,11 +437,21 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     const size_t n = (size_t)1 << logn;
     // grid.y = level, or 2·level for a pair of polynomials (out_b = NTT(in_b) in the same launch:
     // twice the blocks, so less of the last-wave tail)
+    // With a map (key switching: limbs of several polynomials, each with its own modulus),
+    // entry blockIdx.y gives the data limb (high bits) and the modulus index (low 8 bits).
     int limb = blockIdx.y;
-    if (limb >= (int)level) {
-        limb -= (int)level;
-        out = out_b;
-        in = in_b;
+    size_t dlimb;
+    if (map) {
+        const uint32_t m = map[limb];
+        limb = (int)(m & 0xff);
+        dlimb = m >> 8;
+    } else {
+        if (limb >= (int)level) {
+            limb -= (int)level;
+            out = out_b;
+            in = in_b;
+        }
+        dlimb = (size_t)limb;
     }
     const unsigned ltid = threadIdx.x % TPT;
     const unsigned tile = blockIdx.x * TILES + threadIdx.x / TPT;
@@ -451,7 +462,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
                          (tile & ((1u << seg_bits) - 1)) * tile_stride + (lane & (C - 1));
     uint64_t *smem = smem_dyn + (size_t)(threadIdx.x / TPT) * (TPT * 8);
     const hepa_dev_limb lc = limbs[limb];
-    const size_t off = (size_t)limb * n;
+    const size_t off = dlimb * n;
 
     Ctx c;
     c.tw = reinterpret_cast<const ulonglong2 *>(tables + 4 * n * (size_t)limb + (INV ? 2 * n : 0));
@@ -494,11 +505,12 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
 template <bool INV, bool FUSED>
 __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                                  const uint64_t *__restrict__ tables,
-                                 const hepa_dev_limb *__restrict__ limbs, int logn) {
+                                 const hepa_dev_limb *__restrict__ limbs, int logn,
+                                 const uint32_t *__restrict__ map) {
     extern __shared__ uint64_t smem[];
     const size_t n = (size_t)1 << logn;
-    const int limb = blockIdx.y;
-    const size_t off = (size_t)limb * n;
+    const int limb = map ? (int)(map[blockIdx.y] & 0xff) : (int)blockIdx.y; // as in ntt_tile_kernel
+    const size_t off = (map ? (size_t)(map[blockIdx.y] >> 8) : (size_t)limb) * n;
     const ulonglong2 *tw =
         reinterpret_cast<const ulonglong2 *>(tables + 4 * n * (size_t)limb + (INV ? 2 * n : 0));
     const hepa_dev_limb lc = limbs[limb];
@@ -540,7 +552,7 @@ template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST>
 cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                         const hepa_ring *ring, size_t level, unsigned tile_stride, size_t tiles,
                         cudaStream_t st, uint64_t *out_b, const uint64_t *in_b,
-                        unsigned seg_bits = 31, unsigned seg_stride = 0) {
+                        const uint32_t *map, unsigned seg_bits = 31, unsigned seg_stride = 0) {
     constexpr int TPT = 1 << (GB + CB - 3);
     // an exchange area for every tile but column tiles without warp bits (they never exchange)
     constexpr bool lane_smem = INV ? HEPA_NTT_LANE_SMEM_INV : HEPA_NTT_LANE_SMEM_FWD;
@@ -555,16 +567,17 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     dim3 grid((unsigned)(tiles / TILES), (unsigned)(out_b ? 2 * level : level));
     kern<<<grid, TILES * TPT, smem, st>>>(out, in, in2, ring->dev->tables, ring->dev->limbs,
                                           ring->log_n, tile_stride, seg_bits, seg_stride, out_b,
-                                          in_b, (unsigned)level);
+                                          in_b, (unsigned)level, map);
     return cudaGetLastError();
 }
 
 // The whole transform: out = NTT(in) (or INTT(in ⊙ in2) when FUSED); with out_b (forward
-// only), also out_b = NTT(in_b) in the same launches.
+// only), also out_b = NTT(in_b) in the same launches. With a map (in place, not FUSED, no
+// out_b), `level` entries of the map name the limbs and their moduli.
 template <bool INV, bool FUSED>
 cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
                     const uint64_t *in2, uint64_t *out_b = nullptr,
-                    const uint64_t *in_b = nullptr) {
+                    const uint64_t *in_b = nullptr, const uint32_t *map = nullptr) {
     cudaStream_t st = (cudaStream_t)ring->dev->stream;
     const int logn = (int)ring->log_n;
     const size_t n = ring->n;
@@ -572,22 +585,22 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
     if (logn <= 9) {
         dim3 grid(1, (unsigned)level);
         ntt_small_kernel<INV, FUSED><<<grid, (unsigned)(n / 2), n * sizeof(uint64_t), st>>>(
-            out, in, in2, ring->dev->tables, ring->dev->limbs, logn);
+            out, in, in2, ring->dev->tables, ring->dev->limbs, logn, map);
         if (out_b)
             ntt_small_kernel<INV, FUSED><<<grid, (unsigned)(n / 2), n * sizeof(uint64_t), st>>>(
-                out_b, in_b, in2, ring->dev->tables, ring->dev->limbs, logn);
+                out_b, in_b, in2, ring->dev->tables, ring->dev->limbs, logn, nullptr);
         return cudaGetLastError();
     }
     switch (logn) {
     case 10:
         return launch_tile<10, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st,
-                                                          out_b, in_b);
+                                                          out_b, in_b, map);
     case 11:
         return launch_tile<11, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st,
-                                                          out_b, in_b);
+                                                          out_b, in_b, map);
     case 12:
         return launch_tile<12, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st,
-                                                          out_b, in_b);
+                                                          out_b, in_b, map);
     default: break;
     }
     // Rows: 256 contiguous elements (low 8 bits), 4 rows per block. Columns: the bits above,
@@ -598,16 +611,17 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
     cudaError_t e;
 #define COLS(GB1, FUS, IN, IN2, LAST, INB)                                                     \
     launch_tile<GB1, 3, 8, 1, INV, FUS, LAST>(out, IN, IN2, ring, level, 8, col_tiles, st, out_b, \
-                                              INB)
+                                              INB, map)
 #define ROWS(FUS, IN, IN2, LAST, INB)                                                          \
-    launch_tile<8, 0, 0, 4, INV, FUS, LAST>(out, IN, IN2, ring, level, 256, rows, st, out_b, INB)
+    launch_tile<8, 0, 0, 4, INV, FUS, LAST>(out, IN, IN2, ring, level, 256, rows, st, out_b, INB, \
+                                            map)
     // three passes, n = 2^18 .. 2^20 (T, M) = (5, 5), (6, 5), (6, 6)
 #define TOP(GBT, M, IN, LAST, INB)                                                             \
     launch_tile<GBT, 3, 8 + M, 1, INV, false, LAST>(out, IN, nullptr, ring, level, 8,          \
-                                                    n >> (GBT + 3), st, out_b, INB)
+                                                    n >> (GBT + 3), st, out_b, INB, map)
 #define MID(M, IN, INB)                                                                        \
     launch_tile<M, 3, 8, 1, INV, false, false>(out, IN, nullptr, ring, level, 8,               \
-                                               n >> (M + 3), st, out_b, INB, 5, 1u << (8 + M))
+                                               n >> (M + 3), st, out_b, INB, map, 5, 1u << (8 + M))
     if (!INV) {
         switch (logn) { // columns first (top bits down), then rows
         case 13: e = COLS(5, false, in, nullptr, false, in_b); break;
@@ -672,6 +686,16 @@ extern "C" hepa_status _hepa_dev_ntt_forward2(const hepa_ring *ring, size_t leve
                                               const uint64_t *in_b) {
     return _hepa_dev_status(run_ntt<false, false>(ring, level, out_a, in_a, nullptr, out_b, in_b),
                             "NTT forward (pair)");
+}
+
+extern "C" hepa_status _hepa_dev_ntt_map(const hepa_ring *ring, int inverse, uint64_t *data,
+                                         const uint32_t *map, size_t count) {
+    if (count == 0) return HEPA_OK;
+    const cudaError_t e = inverse ? run_ntt<true, false>(ring, count, data, data, nullptr, nullptr,
+                                                         nullptr, map)
+                                  : run_ntt<false, false>(ring, count, data, data, nullptr,
+                                                          nullptr, nullptr, map);
+    return _hepa_dev_status(e, "NTT (mapped limbs)");
 }
 
 extern "C" hepa_status _hepa_dev_mul_inverse(const hepa_ring *ring, size_t level, uint64_t *out,

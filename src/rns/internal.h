@@ -52,6 +52,83 @@ void _hepa_host_ntt_inverse(const hepa_ring *ring, size_t level, uint64_t *a);
 void _hepa_host_negacyclic_mul(const hepa_ring *ring, size_t level, uint64_t *out,
                                const uint64_t *a, const uint64_t *b, uint64_t *scratch);
 
+/* ---- ciphertext building blocks (hepa/rns.h, hepa/keyswitch.h) ---------------------------- */
+
+/* Fills a conversion table (layout in conv_core.h, hepa_conv_words(ns, nt) words) from the
+ * ring's moduli src[0..ns) to dst[0..nt); target t is written to output limb out_limb[t]
+ * (out_limb NULL: limb t). Indices must be valid and src distinct (not checked). */
+void _hepa_conv_build(const hepa_ring *ring, uint64_t *tab, const size_t *src, size_t ns,
+                      const size_t *dst, const size_t *out_limb, size_t nt);
+/* Host conversion of n coefficients: in = ns limbs, out limb out_limb[t] of each target. */
+void _hepa_host_conv(const uint64_t *tab, size_t n, uint64_t *out, const uint64_t *in, int exact);
+
+/* Host raw tier (ranges [0, q) in and out; n = ring->n): */
+void _hepa_host_tensor(const hepa_ring *ring, size_t level, uint64_t *d0, uint64_t *d1,
+                       uint64_t *d2, const uint64_t *a0, const uint64_t *a1, const uint64_t *b0,
+                       const uint64_t *b1);
+/* out (level-1 limbs) = round(a / q_(level-1)); a in the coefficient domain, or (ntt) in the NTT
+ * domain, where tmp holds level limbs of scratch. out must not overlap a. */
+void _hepa_host_rescale(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *a,
+                        int ntt, uint64_t *tmp);
+/* out = σ_g(a), level limbs; out must not overlap a. */
+void _hepa_host_automorphism(const hepa_ring *ring, size_t level, uint64_t *out,
+                             const uint64_t *a, uint64_t g, int ntt);
+/* Per-limb constants of a rescale by q_(level-1): inv[i] = q_(level-1)^(-1) mod q_i with Shoup
+ * companions, qmod[i] = q_(level-1) mod q_i, for i < level - 1. */
+void _hepa_rescale_consts(const hepa_ring *ring, size_t level, uint64_t *inv, uint64_t *inv_sh,
+                          uint64_t *qmod);
+/* The NTT-domain index k' that σ_g reads for output index k (log_n bits). */
+static inline size_t _hepa_auto_ntt_src(size_t k, uint64_t g, unsigned log_n) {
+    size_t r = 0;
+    for (unsigned b = 0; b < log_n; ++b) r |= ((k >> b) & 1) << (log_n - 1 - b);
+    const uint64_t two_n = (uint64_t)2 << log_n;
+    const uint64_t e = ((2 * (uint64_t)r + 1) * g) & (two_n - 1);
+    const size_t r2 = (size_t)((e - 1) >> 1);
+    size_t k2 = 0;
+    for (unsigned b = 0; b < log_n; ++b) k2 |= ((r2 >> b) & 1) << (log_n - 1 - b);
+    return k2;
+}
+
+/* Device raw tier (rns_cuda.cu; device pointers; enqueued on the ring's stream). */
+hepa_status _hepa_dev_tensor(const hepa_ring *ring, size_t level, uint64_t *d0, uint64_t *d1,
+                             uint64_t *d2, const uint64_t *a0, const uint64_t *a1,
+                             const uint64_t *b0, const uint64_t *b1);
+/* Rescale; tmp: level limbs of device scratch (NTT domain only). */
+hepa_status _hepa_dev_rescale(const hepa_ring *ring, size_t level, uint64_t *out,
+                              const uint64_t *a, int ntt, uint64_t *tmp);
+hepa_status _hepa_dev_automorphism(const hepa_ring *ring, size_t level, uint64_t *out,
+                                   const uint64_t *a, uint64_t g, int ntt);
+/* One conversion job: tab (device table), in (ns limbs), out (target t at limb out_limb(t)),
+ * copy_in: NULL, or ns limbs copied verbatim to out limbs copy_at .. copy_at + ns - 1 (ModUp's
+ * own limbs, which stay in the NTT domain). */
+typedef struct hepa_conv_job {
+    const uint64_t *tab;
+    const uint64_t *in;
+    uint64_t *out;
+    const uint64_t *copy_in;
+    size_t copy_at;
+} hepa_conv_job;
+#define HEPA_CONV_MAX_JOBS 64
+/* Runs njobs (<= HEPA_CONV_MAX_JOBS) conversions of n coefficients in one launch. max_ns: the
+ * largest ns among the jobs (sizes the shared memory). */
+hepa_status _hepa_dev_conv(const hepa_ring *ring, const hepa_conv_job *jobs, size_t njobs,
+                           size_t max_ns, int exact);
+/* In-place NTT of `count` limbs chosen by a device map: entry m = (data limb << 8) | modulus
+ * index; limb data at data + (m >> 8)·n, transformed with modulus (m & 0xff). */
+hepa_status _hepa_dev_ntt_map(const hepa_ring *ring, int inverse, uint64_t *data,
+                              const uint32_t *map, size_t count);
+/* Key-switch inner product: t0/t1 limb e (E = level + K limbs) = Σ_j ext[j·E + e] ⊙ key limb of
+ * modulus mod(e) (e < level: e; else L + e - level) of digit j's b / a. */
+hepa_status _hepa_dev_ks_inner(const hepa_ring *ring, size_t level, size_t K, size_t dnum,
+                               uint64_t *t0, uint64_t *t1, const uint64_t *ext,
+                               const uint64_t *key);
+/* out_k[i] = (a_k[i] - b_k[i]) · s_i mod q_i for i < level, k < npoly (1 or 2), s with Shoup
+ * companions (host arrays, passed by value). */
+hepa_status _hepa_dev_sub_scale(const hepa_ring *ring, size_t level, int npoly, uint64_t *out0,
+                                const uint64_t *a0, const uint64_t *b0, uint64_t *out1,
+                                const uint64_t *a1, const uint64_t *b1, const uint64_t *s,
+                                const uint64_t *s_sh);
+
 /* 1 when every residue of the level·n words is below its limb's modulus. */
 int _hepa_limbs_ok(const hepa_ring *ring, size_t level, const uint64_t *a);
 

@@ -1,0 +1,103 @@
+/* hepa/keyswitch.h — hybrid key switching (Han–Ki; the RNS gadget of SEAL, Phantom, Lattigo):
+ * ModUp of the digits, inner product with a switching key, ModDown.
+ *
+ * Moduli. The ring's moduli are q_0 .. q_(L-1) (the ciphertext modulus Q) followed by the K
+ * special primes p_0 .. p_(K-1) (P = Π p_k): num_moduli = L + K. Ciphertexts live at levels
+ * l <= L. The digits are consecutive groups of `digit_size` (alpha) primes of Q: digit j holds
+ * q_(j·alpha) .. q_(min((j+1)·alpha, L) - 1); the last may be shorter, and at level l only the
+ * digits' primes below l are used (dnum(l) = ceil(l / alpha) digits). Any L, K >= 1 and
+ * 1 <= alpha <= L are accepted; noise stays small when P exceeds the product of one digit
+ * (alpha <= K primes of equal size, the usual choice alpha = K).
+ *
+ * Key. For secrets s_from, s_to (polynomials over all L + K moduli, NTT domain), digit j's key
+ * is (b_j, a_j) over all L + K moduli with a_j uniform, e_j Gaussian and
+ *     b_j = -a_j·s_to + e_j + P·g_j·s_from,   g_j ≡ 1 mod the primes of digit j, ≡ 0 mod the
+ * other primes of Q (so P·g_j ≡ P mod q_i for q_i in digit j and 0 elsewhere).
+ *
+ * Switch of c (level l, NTT domain):
+ *   ModUp:   for each digit j, c_j = c mod Q_j (its own limbs) extended to all of
+ *            Q_l ∪ P by the approximate conversion (c_j + u·Q_j, u < alpha) and NTTs;
+ *   product: (t0, t1) = Σ_j c~_j · (b_j, a_j) over Q_l ∪ P;
+ *   ModDown: out_k = round(t_k / P) over Q_l (exact centred conversion of t_k mod P).
+ * Then out0 + out1·s_to = c·s_from + (Σ_j c~_j e_j)/P + rounding, mod Q_l.
+ *
+ * Extended polynomials (ModUp output, inner-product accumulators) use the compact layout: l limbs
+ * for q_0 .. q_(l-1), then K limbs for p_0 .. p_(K-1), n words each. */
+#ifndef HEPA_KEYSWITCH_H
+#define HEPA_KEYSWITCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "hepa/poly.h"
+#include "hepa/ring.h"
+#include "hepa/sample.h"
+#include "hepa/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hepa_ks hepa_ks;
+typedef struct hepa_ksk hepa_ksk;
+
+/* Key-switching context: the ring's last num_special moduli are P, digits of digit_size primes
+ * (0 means digit_size = num_special). Precomputes the conversion tables of every level (and
+ * uploads them on the CUDA backend). The ring must outlive the context.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL ring or out, num_special 0 or >= num_moduli,
+ * digit_size > L), HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_DEVICE. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring,
+                                                    size_t num_special, size_t digit_size);
+HEPA_API void hepa_ks_destroy(hepa_ks *ks);
+/* L, the highest ciphertext level. */
+HEPA_API size_t hepa_ks_max_level(const hepa_ks *ks);
+/* K and alpha. */
+HEPA_API size_t hepa_ks_num_special(const hepa_ks *ks);
+HEPA_API size_t hepa_ks_digit_size(const hepa_ks *ks);
+/* dnum(l) = ceil(l / alpha), or 0 for a level outside [1, L]. */
+HEPA_API size_t hepa_ks_num_digits(const hepa_ks *ks, size_t level);
+
+/* A switching key from s_from to s_to (both at the ring's full level L + K, NTT domain), with
+ * fresh uniform a_j and Gaussian e_j (sigma = HEPA_SIGMA_DEFAULT) from rng. Stored in the ring
+ * backend's memory: dnum(L) · 2 · (L + K) · n words.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL), HEPA_ERR_MISMATCH (a secret of another ring or not
+ * at the full level), HEPA_ERR_DOMAIN (a secret in the coefficient domain),
+ * HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_DEVICE. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks,
+                                                     const hepa_poly *s_from,
+                                                     const hepa_poly *s_to, hepa_rng *rng);
+HEPA_API void hepa_ksk_destroy(hepa_ksk *key);
+/* The key's words: digit j's b at + (2·j)·(L+K)·n, its a at + (2·j+1)·(L+K)·n, limb i of each
+ * at + i·n in the ring's modulus order (read-only; in the ring backend's memory). */
+HEPA_API const uint64_t *hepa_ksk_data(const hepa_ksk *key);
+
+/* (out0, out1) = key switch of c under key (see above). c at level l in [1, L], NTT domain;
+ * out0, out1 at level l, take the NTT domain; they may alias c but not each other.
+ * Scratch (device pool or malloc): dnum(l)·(l+K) + 3·(l+K) limbs of n words.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, out0 == out1), HEPA_ERR_MISMATCH (another ring, a key
+ * of another context, levels differ or c above L), HEPA_ERR_DOMAIN (c not in the NTT domain),
+ * HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_DEVICE. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_keyswitch(const hepa_ks *ks, hepa_poly *out0,
+                                                    hepa_poly *out1, const hepa_poly *c,
+                                                    const hepa_ksk *key);
+
+/* Raw tier of the three steps, on buffers in the ring backend's memory, compact extended layout
+ * (E = l + K limbs of n words), no argument checks, nothing allocated beyond what each states.
+ *   _hepa_ks_modup:     ext (dnum(l)·E limbs, digit j at + j·E·n) = ModUp of c (l limbs, NTT
+ *                       domain, [0, q)); tmp: l limbs of scratch. NTT domain out.
+ *   _hepa_ks_inner:     (t0, t1) (E limbs each) = Σ_j ext_j ⊙ (b_j, a_j). NTT domain.
+ *   _hepa_ks_moddown:   out0/out1 (l limbs each, NTT domain) = round(t0/P), round(t1/P); t0 and
+ *                       t1 are overwritten (their P limbs go to the coefficient domain); tmp:
+ *                       2·l limbs of scratch. out_k may equal t_k (its first l limbs). */
+HEPA_API HEPA_NODISCARD hepa_status _hepa_ks_modup(const hepa_ks *ks, size_t level, uint64_t *ext,
+                                                    const uint64_t *c, uint64_t *tmp);
+HEPA_API HEPA_NODISCARD hepa_status _hepa_ks_inner(const hepa_ks *ks, size_t level, uint64_t *t0,
+                                                    uint64_t *t1, const uint64_t *ext,
+                                                    const hepa_ksk *key);
+HEPA_API HEPA_NODISCARD hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t level,
+                                                      uint64_t *out0, uint64_t *out1, uint64_t *t0,
+                                                      uint64_t *t1, uint64_t *tmp);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HEPA_KEYSWITCH_H */

@@ -1,0 +1,345 @@
+/* src/rns/keyswitch.c — hepa/keyswitch.h: the context (conversion tables and NTT maps of every
+ * level, built once), key generation through the public polynomial operations, and ModUp /
+ * inner product / ModDown on the host (reference) or the device (kernels in rns_cuda.cu). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hepa/keyswitch.h"
+#include "ntt/internal.h"
+#include "rns/conv_core.h"
+#include "rns/internal.h"
+
+struct hepa_ks {
+    const hepa_ring *ring;
+    size_t L, K, alpha;
+    size_t *up_tab;   /* [(L+1)·dmax]: word offset of the ModUp table of (level, digit) */
+    size_t *down_tab; /* [L+1]: word offset of the ModDown table of a level */
+    size_t *up_map;   /* [L+1]: offset into maps of the ModUp NTT map of a level; its length */
+    size_t *up_map_len;
+    size_t *p_map;    /* [L+1]: offset of the map of a level's K P limbs */
+    uint64_t *tabs;   /* host tables, tabs_words */
+    uint32_t *maps;   /* host maps, maps_len */
+    size_t tabs_words, maps_len, dmax;
+    uint64_t pinv[HEPA_RING_MAX_MODULI], pinv_sh[HEPA_RING_MAX_MODULI]; /* P^(-1) mod q_i */
+    uint64_t *dtabs;  /* device copies (CUDA backend) */
+    uint32_t *dmaps;
+};
+
+struct hepa_ksk {
+    const hepa_ks *ks;
+    size_t dnum;    /* dnum(L) */
+    uint64_t *data; /* dnum · 2 · (L+K) · n words, backend memory */
+};
+
+static int on_device(const hepa_ring *r) { return r->backend == HEPA_BACKEND_CUDA; }
+static size_t dnum_of(const hepa_ks *ks, size_t l) { return (l + ks->alpha - 1) / ks->alpha; }
+/* ring modulus index of extended limb e at level l */
+static size_t ext_mod(const hepa_ks *ks, size_t l, size_t e) { return e < l ? e : ks->L + e - l; }
+
+void hepa_ks_destroy(hepa_ks *ks) {
+    if (!ks) return;
+    if (ks->dtabs) _hepa_dev_free(ks->ring, ks->dtabs);
+    if (ks->dmaps) _hepa_dev_free(ks->ring, ks->dmaps);
+    free(ks->up_tab), free(ks->down_tab), free(ks->up_map), free(ks->up_map_len);
+    free(ks->p_map), free(ks->tabs), free(ks->maps);
+    free(ks);
+}
+
+/* Two sweeps over the levels: the first (tabs == NULL) counts words and map entries, the
+ * second fills them. */
+static void build_levels(hepa_ks *ks) {
+    const hepa_ring *r = ks->ring;
+    const size_t L = ks->L, K = ks->K, a = ks->alpha;
+    size_t tw = 0, mw = 0;
+    size_t src[HEPA_RING_MAX_MODULI], dst[HEPA_RING_MAX_MODULI], lim[HEPA_RING_MAX_MODULI];
+    for (size_t l = 1; l <= L; ++l) {
+        const size_t E = l + K, dn = dnum_of(ks, l);
+        if (ks->maps) ks->up_map[l] = mw;
+        for (size_t j = 0; j < dn; ++j) {
+            const size_t lo = j * a, cnt = (l - lo < a ? l - lo : a);
+            size_t nt = 0;
+            for (size_t e = 0; e < E; ++e) {
+                if (e >= lo && e < lo + cnt) continue;
+                if (ks->maps) ks->maps[mw] = (uint32_t)((j * E + e) << 8 | ext_mod(ks, l, e));
+                dst[nt] = ext_mod(ks, l, e), lim[nt] = e, ++nt, ++mw;
+            }
+            for (size_t k = 0; k < cnt; ++k) src[k] = lo + k;
+            if (ks->tabs) {
+                ks->up_tab[l * ks->dmax + j] = tw;
+                _hepa_conv_build(r, ks->tabs + tw, src, cnt, dst, lim, nt);
+            }
+            tw += hepa_conv_words(cnt, nt);
+        }
+        if (ks->maps) ks->up_map_len[l] = mw - ks->up_map[l];
+        if (ks->maps) ks->p_map[l] = mw;
+        for (size_t k = 0; k < K; ++k) {
+            if (ks->maps) ks->maps[mw] = (uint32_t)((l + k) << 8 | (L + k));
+            src[k] = L + k, ++mw;
+        }
+        for (size_t i = 0; i < l; ++i) dst[i] = i;
+        if (ks->tabs) {
+            ks->down_tab[l] = tw;
+            _hepa_conv_build(r, ks->tabs + tw, src, K, dst, NULL, l);
+        }
+        tw += hepa_conv_words(K, l);
+    }
+    ks->tabs_words = tw;
+    ks->maps_len = mw;
+}
+
+hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring, size_t num_special,
+                           size_t digit_size) {
+    if (!out || !ring) return HEPA_ERR_INVALID_ARGUMENT;
+    const size_t M = ring->num_moduli;
+    if (num_special == 0 || num_special >= M) return HEPA_ERR_INVALID_ARGUMENT;
+    const size_t L = M - num_special;
+    if (digit_size == 0) digit_size = num_special < L ? num_special : L;
+    if (digit_size > L) return HEPA_ERR_INVALID_ARGUMENT;
+    hepa_ks *ks = calloc(1, sizeof *ks);
+    if (!ks) return HEPA_ERR_OUT_OF_MEMORY;
+    ks->ring = ring, ks->L = L, ks->K = num_special, ks->alpha = digit_size;
+    ks->dmax = dnum_of(ks, L);
+    build_levels(ks); /* sizes */
+    ks->up_tab = calloc((L + 1) * ks->dmax, sizeof *ks->up_tab);
+    ks->down_tab = calloc(L + 1, sizeof *ks->down_tab);
+    ks->up_map = calloc(L + 1, sizeof *ks->up_map);
+    ks->up_map_len = calloc(L + 1, sizeof *ks->up_map_len);
+    ks->p_map = calloc(L + 1, sizeof *ks->p_map);
+    ks->tabs = malloc(ks->tabs_words * sizeof *ks->tabs);
+    ks->maps = malloc(ks->maps_len * sizeof *ks->maps);
+    if (!ks->up_tab || !ks->down_tab || !ks->up_map || !ks->up_map_len || !ks->p_map ||
+        !ks->tabs || !ks->maps) {
+        hepa_ks_destroy(ks);
+        return HEPA_ERR_OUT_OF_MEMORY;
+    }
+    build_levels(ks);
+    for (size_t i = 0; i < L; ++i) {
+        const hepa_modulus *m = &ring->mods[i];
+        uint64_t p = 1;
+        for (size_t k = 0; k < num_special; ++k)
+            p = hepa_mod_mul(p, hepa_mod_reduce64(ring->moduli[L + k], m), m);
+        ks->pinv[i] = hepa_mod_inv(p, m->value);
+        ks->pinv_sh[i] = hepa_shoup_precompute(ks->pinv[i], m->value);
+    }
+    if (on_device(ring)) {
+        const size_t tb = ks->tabs_words * sizeof *ks->tabs, mb = ks->maps_len * sizeof *ks->maps;
+        hepa_status s;
+        if ((s = _hepa_dev_alloc(ring, (void **)&ks->dtabs, tb)) != HEPA_OK ||
+            (s = _hepa_dev_alloc(ring, (void **)&ks->dmaps, mb)) != HEPA_OK ||
+            (s = _hepa_dev_copy(ring, ks->dtabs, ks->tabs, tb, 0)) != HEPA_OK ||
+            (s = _hepa_dev_copy(ring, ks->dmaps, ks->maps, mb, 0)) != HEPA_OK ||
+            (s = _hepa_dev_sync(ring)) != HEPA_OK) {
+            hepa_ks_destroy(ks);
+            return s;
+        }
+    }
+    *out = ks;
+    return HEPA_OK;
+}
+
+size_t hepa_ks_max_level(const hepa_ks *ks) { return ks->L; }
+size_t hepa_ks_num_special(const hepa_ks *ks) { return ks->K; }
+size_t hepa_ks_digit_size(const hepa_ks *ks) { return ks->alpha; }
+size_t hepa_ks_num_digits(const hepa_ks *ks, size_t level) {
+    return level >= 1 && level <= ks->L ? dnum_of(ks, level) : 0;
+}
+
+/* ---- keys --------------------------------------------------------------------------------- */
+
+void hepa_ksk_destroy(hepa_ksk *key) {
+    if (!key) return;
+    if (key->data) {
+        if (on_device(key->ks->ring))
+            _hepa_dev_free(key->ks->ring, key->data);
+        else
+            free(key->data);
+    }
+    free(key);
+}
+
+const uint64_t *hepa_ksk_data(const hepa_ksk *key) { return key ? key->data : NULL; }
+
+static hepa_status copy_words(const hepa_ring *r, uint64_t *dst, const uint64_t *src, size_t w) {
+    if (on_device(r)) return _hepa_dev_copy(r, dst, src, w * sizeof *dst, 2);
+    memcpy(dst, src, w * sizeof *dst);
+    return HEPA_OK;
+}
+
+hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *s_from,
+                            const hepa_poly *s_to, hepa_rng *rng) {
+    if (!out || !ks || !s_from || !s_to || !rng) return HEPA_ERR_INVALID_ARGUMENT;
+    const hepa_ring *r = ks->ring;
+    const size_t M = r->num_moduli, n = r->n, W = M * n;
+    if (s_from->ring != r || s_to->ring != r || s_from->level != M || s_to->level != M)
+        return HEPA_ERR_MISMATCH;
+    if (s_from->domain != HEPA_DOMAIN_NTT || s_to->domain != HEPA_DOMAIN_NTT)
+        return HEPA_ERR_DOMAIN;
+    hepa_ksk *key = calloc(1, sizeof *key);
+    if (!key) return HEPA_ERR_OUT_OF_MEMORY;
+    key->ks = ks;
+    key->dnum = dnum_of(ks, ks->L);
+    const size_t words = key->dnum * 2 * W;
+    hepa_status s = HEPA_OK;
+    if (on_device(r)) {
+        s = _hepa_dev_alloc(r, (void **)&key->data, words * sizeof *key->data);
+    } else if (!(key->data = malloc(words * sizeof *key->data))) {
+        s = HEPA_ERR_OUT_OF_MEMORY;
+    }
+    hepa_poly *a = NULL, *b = NULL, *t = NULL;
+    if (s == HEPA_OK && (s = hepa_poly_create(&a, r, M)) == HEPA_OK &&
+        (s = hepa_poly_create(&b, r, M)) == HEPA_OK)
+        s = hepa_poly_create(&t, r, M);
+    /* P mod q_i on the primes of digit j, 0 on every other limb (P ≡ 0 mod each p_k) */
+    uint64_t scal[HEPA_RING_MAX_MODULI];
+    for (size_t j = 0; s == HEPA_OK && j < key->dnum; ++j) {
+        for (size_t i = 0; i < M; ++i) {
+            scal[i] = 0;
+            if (i < ks->L && i / ks->alpha == j) {
+                const hepa_modulus *m = &r->mods[i];
+                uint64_t p = 1;
+                for (size_t k = 0; k < ks->K; ++k)
+                    p = hepa_mod_mul(p, hepa_mod_reduce64(r->moduli[ks->L + k], m), m);
+                scal[i] = p;
+            }
+        }
+        if ((s = hepa_sample_uniform(rng, a, HEPA_DOMAIN_NTT)) != HEPA_OK ||
+            (s = hepa_sample_gaussian(rng, b, HEPA_SIGMA_DEFAULT)) != HEPA_OK ||
+            (s = hepa_poly_to_ntt(b)) != HEPA_OK ||           /* b = e */
+            (s = hepa_poly_mul(t, a, s_to)) != HEPA_OK ||
+            (s = hepa_poly_sub(b, b, t)) != HEPA_OK ||        /* e - a·s_to */
+            (s = hepa_poly_mul_scalar(t, s_from, scal)) != HEPA_OK ||
+            (s = hepa_poly_add(b, b, t)) != HEPA_OK ||        /* + P·g_j·s_from */
+            (s = copy_words(r, key->data + 2 * j * W, b->data, W)) != HEPA_OK)
+            break;
+        s = copy_words(r, key->data + (2 * j + 1) * W, a->data, W);
+    }
+    hepa_poly_destroy(a), hepa_poly_destroy(b), hepa_poly_destroy(t);
+    if (s != HEPA_OK) {
+        hepa_ksk_destroy(key);
+        return s;
+    }
+    *out = key;
+    return HEPA_OK;
+}
+
+/* ---- the three steps ------------------------------------------------------------------------ */
+
+hepa_status _hepa_ks_modup(const hepa_ks *ks, size_t l, uint64_t *ext, const uint64_t *c,
+                           uint64_t *tmp) {
+    const hepa_ring *r = ks->ring;
+    const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l), a = ks->alpha;
+    if (on_device(r)) {
+        hepa_status s = _hepa_dev_ntt_inverse(r, l, tmp, c);
+        if (s != HEPA_OK) return s;
+        hepa_conv_job jobs[HEPA_CONV_MAX_JOBS];
+        for (size_t j = 0; j < dn; ++j) {
+            jobs[j].tab = ks->dtabs + ks->up_tab[l * ks->dmax + j];
+            jobs[j].in = tmp + j * a * n;
+            jobs[j].out = ext + j * E * n;
+            jobs[j].copy_in = c + j * a * n;
+            jobs[j].copy_at = j * a;
+        }
+        s = _hepa_dev_conv(r, jobs, dn, a, 0);
+        if (s != HEPA_OK) return s;
+        return _hepa_dev_ntt_map(r, 0, ext, ks->dmaps + ks->up_map[l], ks->up_map_len[l]);
+    }
+    memcpy(tmp, c, l * n * sizeof *tmp);
+    _hepa_host_ntt_inverse(r, l, tmp);
+    for (size_t j = 0; j < dn; ++j) {
+        const size_t lo = j * a, cnt = l - lo < a ? l - lo : a;
+        uint64_t *x = ext + j * E * n;
+        _hepa_host_conv(ks->tabs + ks->up_tab[l * ks->dmax + j], n, x, tmp + lo * n, 0);
+        memcpy(x + lo * n, c + lo * n, cnt * n * sizeof *x);
+        for (size_t e = 0; e < E; ++e)
+            if (e < lo || e >= lo + cnt) _hepa_ntt_forward(r->ntt[ext_mod(ks, l, e)], x + e * n);
+    }
+    return HEPA_OK;
+}
+
+hepa_status _hepa_ks_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *t1,
+                           const uint64_t *ext, const hepa_ksk *key) {
+    const hepa_ring *r = ks->ring;
+    const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l), W = r->num_moduli * n;
+    if (on_device(r)) return _hepa_dev_ks_inner(r, l, ks->K, dn, t0, t1, ext, key->data);
+    for (size_t e = 0; e < E; ++e) {
+        const size_t mi = ext_mod(ks, l, e);
+        const hepa_modulus *m = &r->mods[mi];
+        for (size_t x = 0; x < n; ++x) {
+            uint64_t s0 = 0, s1 = 0;
+            for (size_t j = 0; j < dn; ++j) {
+                const uint64_t v = ext[(j * E + e) * n + x];
+                s0 = hepa_mod_add(s0, hepa_mod_mul(v, key->data[2 * j * W + mi * n + x], m), m->value);
+                s1 = hepa_mod_add(s1, hepa_mod_mul(v, key->data[(2 * j + 1) * W + mi * n + x], m), m->value);
+            }
+            t0[e * n + x] = s0, t1[e * n + x] = s1;
+        }
+    }
+    return HEPA_OK;
+}
+
+hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
+                             uint64_t *t0, uint64_t *t1, uint64_t *tmp) {
+    const hepa_ring *r = ks->ring;
+    const size_t n = r->n, K = ks->K;
+    const uint64_t *tab_h = ks->tabs + ks->down_tab[l];
+    if (on_device(r)) {
+        const uint32_t *pm = ks->dmaps + ks->p_map[l];
+        hepa_status s;
+        if ((s = _hepa_dev_ntt_map(r, 1, t0, pm, K)) != HEPA_OK ||
+            (s = _hepa_dev_ntt_map(r, 1, t1, pm, K)) != HEPA_OK)
+            return s;
+        const uint64_t *tab = ks->dtabs + ks->down_tab[l];
+        const hepa_conv_job jobs[2] = {{tab, t0 + l * n, tmp, NULL, 0},
+                                       {tab, t1 + l * n, tmp + l * n, NULL, 0}};
+        if ((s = _hepa_dev_conv(r, jobs, 2, K, 1)) != HEPA_OK ||
+            (s = _hepa_dev_ntt_forward2(r, l, tmp, tmp, tmp + l * n, tmp + l * n)) != HEPA_OK)
+            return s;
+        return _hepa_dev_sub_scale(r, l, 2, out0, t0, tmp, out1, t1, tmp + l * n, ks->pinv,
+                                   ks->pinv_sh);
+    }
+    uint64_t *ts[2] = {t0, t1}, *outs[2] = {out0, out1};
+    for (int p = 0; p < 2; ++p) {
+        uint64_t *t = ts[p], *y = tmp + p * l * n;
+        for (size_t k = 0; k < K; ++k) _hepa_ntt_inverse(r->ntt[ks->L + k], t + (l + k) * n);
+        _hepa_host_conv(tab_h, n, y, t + l * n, 1);
+        _hepa_host_ntt_forward(r, l, y);
+        for (size_t i = 0; i < l; ++i) {
+            const uint64_t q = r->moduli[i];
+            for (size_t x = i * n; x < (i + 1) * n; ++x)
+                outs[p][x] = hepa_mul_shoup(hepa_mod_sub(t[x], y[x], q), ks->pinv[i], ks->pinv_sh[i], q);
+        }
+    }
+    return HEPA_OK;
+}
+
+hepa_status hepa_keyswitch(const hepa_ks *ks, hepa_poly *out0, hepa_poly *out1,
+                           const hepa_poly *c, const hepa_ksk *key) {
+    if (!ks || !out0 || !out1 || !c || !key) return HEPA_ERR_INVALID_ARGUMENT;
+    if (out0 == out1) return HEPA_ERR_INVALID_ARGUMENT;
+    const hepa_ring *r = ks->ring;
+    const size_t l = c->level;
+    if (c->ring != r || out0->ring != r || out1->ring != r || key->ks != ks) return HEPA_ERR_MISMATCH;
+    if (l > ks->L || out0->level != l || out1->level != l) return HEPA_ERR_MISMATCH;
+    if (c->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
+    const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l);
+    const size_t words = (dn * E + 2 * E + 2 * l) * n;
+    uint64_t *buf = NULL;
+    hepa_status s;
+    if (on_device(r)) {
+        s = _hepa_dev_alloc(r, (void **)&buf, words * sizeof *buf);
+    } else {
+        buf = malloc(words * sizeof *buf);
+        s = buf ? HEPA_OK : HEPA_ERR_OUT_OF_MEMORY;
+    }
+    if (s != HEPA_OK) return s;
+    uint64_t *ext = buf, *t0 = ext + dn * E * n, *t1 = t0 + E * n, *tmp = t1 + E * n;
+    if ((s = _hepa_ks_modup(ks, l, ext, c->data, tmp)) == HEPA_OK &&
+        (s = _hepa_ks_inner(ks, l, t0, t1, ext, key)) == HEPA_OK)
+        s = _hepa_ks_moddown(ks, l, out0->data, out1->data, t0, t1, tmp);
+    if (on_device(r))
+        _hepa_dev_free(r, buf);
+    else
+        free(buf);
+    if (s == HEPA_OK) out0->domain = out1->domain = HEPA_DOMAIN_NTT;
+    return s;
+}

@@ -1,0 +1,293 @@
+// src/rns/rns_cuda.cu — device kernels of the ciphertext building blocks (the CUDA side of
+// rns_ops.c and keyswitch.c; same formulas, bit-identical results): tensor product, rescale,
+// automorphisms, base conversion, the key-switch inner product, and (a - b)·s per limb.
+// Element-wise kernels take one thread per pair of words (16-byte loads and stores) and find
+// the limb as index >> log n (n >= 16: a pair never straddles two limbs).
+#include <cuda_runtime.h>
+
+#include "device/internal.h"
+#include "hepa/modarith.h"
+#include "rns/conv_core.h"
+#include "rns/internal.h"
+
+namespace {
+
+constexpr unsigned kThreads = 256;
+
+unsigned blocks_for(size_t work) { return (unsigned)((work + kThreads - 1) / kThreads); }
+
+__device__ __forceinline__ hepa_modulus limb_mod(const hepa_dev_limb *limbs, int i) {
+    const hepa_dev_limb l = limbs[i];
+    return hepa_modulus{l.q, l.ratio_hi, l.ratio_lo};
+}
+
+// d0 = a0 b0, d1 = a0 b1 + a1 b0, d2 = a1 b1. Bytes: 4 words read, 3 written per coefficient.
+__global__ void tensor_kernel(uint64_t *d0, uint64_t *d1, uint64_t *d2, const uint64_t *a0,
+                              const uint64_t *a1, const uint64_t *b0, const uint64_t *b1,
+                              const hepa_dev_limb *__restrict__ limbs, int logn, size_t pairs) {
+    const size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= pairs) return;
+    const hepa_modulus m = limb_mod(limbs, (int)((2 * p) >> logn));
+    const ulonglong2 x0 = reinterpret_cast<const ulonglong2 *>(a0)[p];
+    const ulonglong2 x1 = reinterpret_cast<const ulonglong2 *>(a1)[p];
+    const ulonglong2 y0 = reinterpret_cast<const ulonglong2 *>(b0)[p];
+    const ulonglong2 y1 = reinterpret_cast<const ulonglong2 *>(b1)[p];
+    ulonglong2 r0, r1, r2;
+    uint64_t h, l, h2, l2;
+#define MID(A, B, C, D, OUT)                                                                   \
+    hepa_mul64(A, B, &h, &l);                                                                  \
+    hepa_mul64(C, D, &h2, &l2);                                                                \
+    l += l2;                                                                                   \
+    h += h2 + (l < l2);                                                                        \
+    OUT = hepa_mod_reduce128(h, l, &m);
+    r0.x = hepa_mod_mul(x0.x, y0.x, &m);
+    r0.y = hepa_mod_mul(x0.y, y0.y, &m);
+    MID(x0.x, y1.x, x1.x, y0.x, r1.x)
+    MID(x0.y, y1.y, x1.y, y0.y, r1.y)
+#undef MID
+    r2.x = hepa_mod_mul(x1.x, y1.x, &m);
+    r2.y = hepa_mod_mul(x1.y, y1.y, &m);
+    reinterpret_cast<ulonglong2 *>(d0)[p] = r0;
+    reinterpret_cast<ulonglong2 *>(d1)[p] = r1;
+    reinterpret_cast<ulonglong2 *>(d2)[p] = r2;
+}
+
+struct PerLimb {
+    uint64_t a[HEPA_RING_MAX_MODULI], b[HEPA_RING_MAX_MODULI], c[HEPA_RING_MAX_MODULI];
+};
+
+// out_i = (a_i - corr_i) · inv_i for i < level - 1, where corr_i = centred(last) mod q_i;
+// `last` is the last limb in the coefficient domain (a's own, or its inverse NTT). With
+// corr_out (NTT path), only corr_i is written there (to be transformed), nothing else.
+__global__ void rescale_kernel(uint64_t *out, const uint64_t *a, const uint64_t *last,
+                               uint64_t *corr_out, const hepa_dev_limb *__restrict__ limbs,
+                               int logn, size_t pairs, uint64_t half, const PerLimb k) {
+    const size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= pairs) return;
+    const size_t n = (size_t)1 << logn;
+    const int i = (int)((2 * p) >> logn);
+    const hepa_modulus m = limb_mod(limbs, i);
+    const ulonglong2 x = reinterpret_cast<const ulonglong2 *>(last)[p & (n / 2 - 1)];
+    ulonglong2 r = {hepa_center_mod(x.x, half, k.c[i], &m), hepa_center_mod(x.y, half, k.c[i], &m)};
+    if (corr_out) {
+        reinterpret_cast<ulonglong2 *>(corr_out)[p] = r;
+        return;
+    }
+    const ulonglong2 y = reinterpret_cast<const ulonglong2 *>(a)[p];
+    r.x = hepa_mul_shoup(hepa_mod_sub(y.x, r.x, m.value), k.a[i], k.b[i], m.value);
+    r.y = hepa_mul_shoup(hepa_mod_sub(y.y, r.y, m.value), k.a[i], k.b[i], m.value);
+    reinterpret_cast<ulonglong2 *>(out)[p] = r;
+}
+
+// out_k = (a_k - b_k) · s per limb, k = blockIdx.y (one or two polynomials).
+__global__ void sub_scale_kernel(uint64_t *out0, const uint64_t *a0, const uint64_t *b0,
+                                 uint64_t *out1, const uint64_t *a1, const uint64_t *b1,
+                                 const hepa_dev_limb *__restrict__ limbs, int logn, size_t pairs,
+                                 const PerLimb k) {
+    const size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= pairs) return;
+    const int i = (int)((2 * p) >> logn);
+    const uint64_t q = limbs[i].q;
+    uint64_t *out = blockIdx.y ? out1 : out0;
+    const ulonglong2 x = reinterpret_cast<const ulonglong2 *>(blockIdx.y ? a1 : a0)[p];
+    const ulonglong2 y = reinterpret_cast<const ulonglong2 *>(blockIdx.y ? b1 : b0)[p];
+    ulonglong2 r;
+    r.x = hepa_mul_shoup(hepa_mod_sub(x.x, y.x, q), k.a[i], k.b[i], q);
+    r.y = hepa_mul_shoup(hepa_mod_sub(x.y, y.y, q), k.a[i], k.b[i], q);
+    reinterpret_cast<ulonglong2 *>(out)[p] = r;
+}
+
+// σ_g: one thread per output word. Coefficient domain: output e gathers from j = e·g^(-1)
+// (mod 2n) with the sign of whether j·g wraps past n an odd number of times; NTT domain: the
+// permutation of _hepa_auto_ntt_src, computed with __brev.
+template <bool NTT>
+__global__ void automorphism_kernel(uint64_t *out, const uint64_t *a,
+                                    const hepa_dev_limb *__restrict__ limbs, int logn,
+                                    size_t words, uint64_t g, uint64_t ginv) {
+    const size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= words) return;
+    const size_t n = (size_t)1 << logn, base = w & ~(n - 1), k = w & (n - 1);
+    const uint64_t mask = 2 * (uint64_t)n - 1;
+    if (NTT) {
+        const uint32_t r = __brev((uint32_t)k) >> (32 - logn);
+        const uint64_t e = ((2 * (uint64_t)r + 1) * g) & mask;
+        const uint32_t k2 = __brev((uint32_t)((e - 1) >> 1)) >> (32 - logn);
+        out[w] = a[base + k2];
+    } else {
+        // out[e] for e < n comes from j with j·g ≡ e or e + n (mod 2n): j = e·g^(-1) mod 2n,
+        // taken mod n, and negated when j·g ≡ e + n.
+        const uint64_t j2 = (k * ginv) & mask; // j·g ≡ e (mod 2n) for j2 < 2n
+        const uint64_t j = j2 & (n - 1);
+        const uint64_t x = a[base + j];
+        // if j2 >= n then x^j maps to x^(e + n·...) : j = j2 - n gives j·g ≡ e - n·g ≡ e + n
+        out[w] = j2 >= n ? hepa_mod_neg(x, limbs[w >> logn].q) : x;
+    }
+}
+
+// Base conversion: one thread per coefficient, blockIdx.y = job. v_k kept in shared memory
+// ([k][thread], so the loads in hepa_conv_target are conflict-free); the hat table is read
+// through the read-only cache, the same word by every thread of the warp (a broadcast).
+struct Jobs {
+    hepa_conv_job j[HEPA_CONV_MAX_JOBS];
+};
+constexpr unsigned kConvThreads = 128;
+
+__global__ void conv_kernel(const Jobs jobs, int logn, int exact) {
+    extern __shared__ uint64_t vs[];
+    const hepa_conv_job jb = jobs.j[blockIdx.y];
+    const size_t n = (size_t)1 << logn;
+    const size_t x = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= n) return;
+    const uint64_t *tab = jb.tab;
+    const unsigned ns = (unsigned)tab[0], nt = (unsigned)tab[1];
+    uint64_t *v = vs + threadIdx.x;
+    double f = 0;
+    for (unsigned k = 0; k < ns; ++k) {
+        const uint64_t in = jb.in[(size_t)k * n + x];
+        v[k * kConvThreads] = hepa_conv_v(tab, k, in);
+        if (exact) f = hepa_conv_frac_add(f, tab, k, v[k * kConvThreads]);
+        if (jb.copy_in) jb.out[(jb.copy_at + k) * n + x] = jb.copy_in[(size_t)k * n + x];
+    }
+    const uint64_t u = exact ? hepa_conv_round(f) : 0;
+    for (unsigned t = 0; t < nt; ++t)
+        jb.out[hepa_conv_out_limb(tab, t) * n + x] = hepa_conv_target(tab, t, v, kConvThreads, u);
+}
+
+// t0/t1[e] = Σ_j ext[j][e] ⊙ key_j(b / a)[mod(e)]: 128-bit sums, folded every 16 terms.
+// Bytes: dnum·(1 + 2) words read and 2 written per extended coefficient.
+__global__ void ks_inner_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *ext,
+                                const uint64_t *key, const hepa_dev_limb *__restrict__ limbs,
+                                int logn, unsigned l, unsigned L, unsigned E, unsigned dnum,
+                                size_t keyW) {
+    const size_t n = (size_t)1 << logn;
+    const size_t x = (size_t)blockIdx.x * blockDim.x + threadIdx.x; // pair index in the limb
+    if (2 * x >= n) return;
+    const unsigned e = blockIdx.y;
+    const unsigned mi = e < l ? e : L + e - l;
+    const hepa_modulus m = limb_mod(limbs, (int)mi);
+    uint64_t h0[2] = {0, 0}, l0[2] = {0, 0}, h1[2] = {0, 0}, l1[2] = {0, 0};
+    for (unsigned j = 0; j < dnum; ++j) {
+        const ulonglong2 v = reinterpret_cast<const ulonglong2 *>(ext + ((size_t)j * E + e) * n)[x];
+        const ulonglong2 b =
+            reinterpret_cast<const ulonglong2 *>(key + 2 * j * keyW + (size_t)mi * n)[x];
+        const ulonglong2 a =
+            reinterpret_cast<const ulonglong2 *>(key + (2 * j + 1) * keyW + (size_t)mi * n)[x];
+        const uint64_t vv[2] = {v.x, v.y}, bb[2] = {b.x, b.y}, aa[2] = {a.x, a.y};
+#pragma unroll
+        for (int s = 0; s < 2; ++s) {
+            uint64_t ph, pl;
+            hepa_mul64(vv[s], bb[s], &ph, &pl);
+            l0[s] += pl;
+            h0[s] += ph + (l0[s] < pl);
+            hepa_mul64(vv[s], aa[s], &ph, &pl);
+            l1[s] += pl;
+            h1[s] += ph + (l1[s] < pl);
+            if ((j & 15) == 15) {
+                l0[s] = hepa_mod_reduce128(h0[s], l0[s], &m), h0[s] = 0;
+                l1[s] = hepa_mod_reduce128(h1[s], l1[s], &m), h1[s] = 0;
+            }
+        }
+    }
+    reinterpret_cast<ulonglong2 *>(t0 + (size_t)e * n)[x] =
+        ulonglong2{hepa_mod_reduce128(h0[0], l0[0], &m), hepa_mod_reduce128(h0[1], l0[1], &m)};
+    reinterpret_cast<ulonglong2 *>(t1 + (size_t)e * n)[x] =
+        ulonglong2{hepa_mod_reduce128(h1[0], l1[0], &m), hepa_mod_reduce128(h1[1], l1[1], &m)};
+}
+
+} // namespace
+
+extern "C" hepa_status _hepa_dev_tensor(const hepa_ring *ring, size_t level, uint64_t *d0,
+                                        uint64_t *d1, uint64_t *d2, const uint64_t *a0,
+                                        const uint64_t *a1, const uint64_t *b0,
+                                        const uint64_t *b1) {
+    const size_t pairs = level * ring->n / 2;
+    tensor_kernel<<<blocks_for(pairs), kThreads, 0, (cudaStream_t)ring->dev->stream>>>(
+        d0, d1, d2, a0, a1, b0, b1, ring->dev->limbs, (int)ring->log_n, pairs);
+    return _hepa_dev_status(cudaGetLastError(), "tensor kernel");
+}
+
+extern "C" hepa_status _hepa_dev_rescale(const hepa_ring *ring, size_t level, uint64_t *out,
+                                         const uint64_t *a, int ntt, uint64_t *tmp) {
+    cudaStream_t st = (cudaStream_t)ring->dev->stream;
+    const size_t n = ring->n, pairs = (level - 1) * n / 2;
+    PerLimb k;
+    _hepa_rescale_consts(ring, level, k.a, k.b, k.c);
+    const uint64_t half = ring->moduli[level - 1] / 2;
+    const int logn = (int)ring->log_n;
+    const uint64_t *last = a + (level - 1) * n;
+    hepa_status s;
+    if (ntt) {
+        // tmp limb 0: the last limb in the coefficient domain (map: data limb 0, modulus l-1);
+        // limbs 1 .. l-1: the corrections, forward-transformed, then subtracted and scaled.
+        if ((s = _hepa_dev_copy(ring, tmp, last, n * sizeof *tmp, 2)) != HEPA_OK ||
+            (s = _hepa_dev_ntt_map(ring, 1, tmp, ring->dev->idmap + level - 1, 1)) != HEPA_OK)
+            return s;
+        rescale_kernel<<<blocks_for(pairs), kThreads, 0, st>>>(
+            nullptr, nullptr, tmp, tmp + n, ring->dev->limbs, logn, pairs, half, k);
+        if ((s = _hepa_dev_status(cudaGetLastError(), "rescale kernel")) != HEPA_OK) return s;
+        if ((s = _hepa_dev_ntt_forward(ring, level - 1, tmp + n, tmp + n)) != HEPA_OK) return s;
+        return _hepa_dev_sub_scale(ring, level - 1, 1, out, a, tmp + n, nullptr, nullptr,
+                                   nullptr, k.a, k.b);
+    }
+    rescale_kernel<<<blocks_for(pairs), kThreads, 0, st>>>(out, a, last, nullptr,
+                                                           ring->dev->limbs, logn, pairs, half, k);
+    return _hepa_dev_status(cudaGetLastError(), "rescale kernel");
+}
+
+extern "C" hepa_status _hepa_dev_sub_scale(const hepa_ring *ring, size_t level, int npoly,
+                                           uint64_t *out0, const uint64_t *a0, const uint64_t *b0,
+                                           uint64_t *out1, const uint64_t *a1, const uint64_t *b1,
+                                           const uint64_t *s, const uint64_t *s_sh) {
+    PerLimb k;
+    for (size_t i = 0; i < level; ++i) k.a[i] = s[i], k.b[i] = s_sh[i];
+    const size_t pairs = level * ring->n / 2;
+    dim3 grid(blocks_for(pairs), (unsigned)npoly);
+    sub_scale_kernel<<<grid, kThreads, 0, (cudaStream_t)ring->dev->stream>>>(
+        out0, a0, b0, out1, a1, b1, ring->dev->limbs, (int)ring->log_n, pairs, k);
+    return _hepa_dev_status(cudaGetLastError(), "sub-scale kernel");
+}
+
+extern "C" hepa_status _hepa_dev_automorphism(const hepa_ring *ring, size_t level, uint64_t *out,
+                                              const uint64_t *a, uint64_t g, int ntt) {
+    const size_t n = ring->n, words = level * n;
+    const uint64_t mask = 2 * (uint64_t)n - 1;
+    g &= mask;
+    uint64_t ginv = 1; // g^(-1) mod 2n = g^(n/2 - 1)·... : the group (Z/2n)* has exponent n/2
+    for (uint64_t e = n / 2 - 1, b = g; e; e >>= 1, b = (b * b) & mask)
+        if (e & 1) ginv = (ginv * b) & mask;
+    cudaStream_t st = (cudaStream_t)ring->dev->stream;
+    if (ntt)
+        automorphism_kernel<true><<<blocks_for(words), kThreads, 0, st>>>(
+            out, a, ring->dev->limbs, (int)ring->log_n, words, g, ginv);
+    else
+        automorphism_kernel<false><<<blocks_for(words), kThreads, 0, st>>>(
+            out, a, ring->dev->limbs, (int)ring->log_n, words, g, ginv);
+    return _hepa_dev_status(cudaGetLastError(), "automorphism kernel");
+}
+
+extern "C" hepa_status _hepa_dev_conv(const hepa_ring *ring, const hepa_conv_job *jobs,
+                                      size_t njobs, size_t max_ns, int exact) {
+    Jobs J;
+    for (size_t i = 0; i < njobs; ++i) J.j[i] = jobs[i];
+    const size_t smem = max_ns * kConvThreads * sizeof(uint64_t);
+    if (smem > 48 * 1024) {
+        const cudaError_t e = cudaFuncSetAttribute(
+            conv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess) return _hepa_dev_status(e, "conversion kernel attribute");
+    }
+    dim3 grid((unsigned)((ring->n + kConvThreads - 1) / kConvThreads), (unsigned)njobs);
+    conv_kernel<<<grid, kConvThreads, smem, (cudaStream_t)ring->dev->stream>>>(
+        J, (int)ring->log_n, exact);
+    return _hepa_dev_status(cudaGetLastError(), "conversion kernel");
+}
+
+extern "C" hepa_status _hepa_dev_ks_inner(const hepa_ring *ring, size_t level, size_t K,
+                                          size_t dnum, uint64_t *t0, uint64_t *t1,
+                                          const uint64_t *ext, const uint64_t *key) {
+    const size_t n = ring->n, E = level + K;
+    dim3 grid(blocks_for(n / 2), (unsigned)E);
+    ks_inner_kernel<<<grid, kThreads, 0, (cudaStream_t)ring->dev->stream>>>(
+        t0, t1, ext, key, ring->dev->limbs, (int)ring->log_n, (unsigned)level,
+        (unsigned)(ring->num_moduli - K), (unsigned)E, (unsigned)dnum, ring->num_moduli * n);
+    return _hepa_dev_status(cudaGetLastError(), "key-switch inner product");
+}

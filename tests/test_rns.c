@@ -1,0 +1,556 @@
+/* tests/test_rns.c — ciphertext building blocks on the CPU backend (hepa/rns.h, hepa/sample.h,
+ * hepa/keyswitch.h): the generator against a known ChaCha20 keystream, sampler statistics, base
+ * conversion and rescale against GMP, tensor against products, automorphisms against their
+ * definition, key switching against its noise bound, and the bad-input statuses.
+ * (The device versions are checked bit-exact against these in tests/gpu/test_gpu_rns.c.) */
+#include <math.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "hepa/crt.h"
+#include "hepa/keyswitch.h"
+#include "hepa/poly.h"
+#include "hepa/ring.h"
+#include "hepa/rns.h"
+#include "hepa/sample.h"
+
+/* Moduli for a key-switching ring: q_0 of 60 bits, L-1 of `bits`, then K of 60 bits. */
+static void ks_moduli(uint64_t *q, size_t n, size_t L, size_t K, unsigned bits) {
+    uint64_t big[HEPA_RING_MAX_MODULI];
+    cr_assert_eq(test_primes_1mod_desc(big, K + 1, 60, 2 * (uint64_t)n), K + 1);
+    cr_assert_eq(test_primes_1mod_desc(q + 1, L - 1, bits, 2 * (uint64_t)n), L - 1);
+    q[0] = big[0];
+    for (size_t k = 0; k < K; ++k) q[L + k] = big[1 + k];
+}
+
+static hepa_ring *ring_of(size_t n, const uint64_t *q, size_t M) {
+    hepa_ring *r = NULL;
+    T_OK(hepa_ring_create(&r, n, q, M, HEPA_BACKEND_CPU));
+    return r;
+}
+
+static hepa_poly *poly_of(const hepa_ring *r, size_t level) {
+    hepa_poly *p = NULL;
+    T_OK(hepa_poly_create(&p, r, level));
+    return p;
+}
+
+static void rand_poly(test_rng *t, hepa_poly *p, hepa_domain d) {
+    const hepa_ring *r = hepa_poly_ring(p);
+    const size_t n = hepa_ring_n(r), l = hepa_poly_level(p);
+    uint64_t *h = test_alloc(l * n);
+    for (size_t i = 0; i < l; ++i)
+        for (size_t j = 0; j < n; ++j) h[i * n + j] = test_rand_residue_edgy(t, hepa_ring_modulus(r, i));
+    T_OK(hepa_poly_set(p, h, d));
+    free(h);
+}
+
+static uint64_t *get_poly(const hepa_poly *p) {
+    const size_t w = hepa_poly_level(p) * hepa_ring_n(hepa_poly_ring(p));
+    uint64_t *h = test_alloc(w);
+    test_poison(h, w);
+    T_OK(hepa_poly_get(p, h));
+    return h;
+}
+
+/* ---- generator and samplers ----------------------------------------------------------------- */
+
+Test(rng, chacha20_keystream) {
+    /* key 00 01 .. 1f, counter 0 and 1, nonce 0 (RFC 8439 block function; from an independent
+     * implementation, Python's cryptography package) */
+    static const char *want =
+        "39fd2b7dd9c5196a8dbd0377b8dc4a498a35d86fbcde6accb2cc7d4cd8ea24922b23cce7a26023ab3f0eef693a"
+        "c87f64258235eab1f7a32dc22762a0485b410c18b84231ade6a6d113615c61af434e27f8b1f3f5e1ad5b5cecf8"
+        "fc122a35755c7208086dd1ee3c5d9d815824640e003c9ba0f65ede5d59ce0d2a4a7f31955acd";
+    uint8_t seed[32], got[128];
+    for (int i = 0; i < 32; ++i) seed[i] = (uint8_t)i;
+    hepa_rng *g = NULL;
+    T_OK(hepa_rng_create(&g, seed));
+    T_OK(hepa_rng_bytes(g, got, 5)); /* odd-sized pieces must join into one stream */
+    T_OK(hepa_rng_bytes(g, got + 5, 123));
+    for (int i = 0; i < 128; ++i) {
+        unsigned w;
+        sscanf(want + 2 * i, "%2x", &w);
+        cr_assert_eq(got[i], w, "keystream byte %d: %02x, want %02x", i, got[i], w);
+    }
+    hepa_rng_destroy(g);
+    /* the OS-seeded generator: two of them differ */
+    hepa_rng *a = NULL, *b = NULL;
+    T_OK(hepa_rng_create(&a, NULL));
+    T_OK(hepa_rng_create(&b, NULL));
+    uint8_t x[32], y[32];
+    T_OK(hepa_rng_bytes(a, x, 32));
+    T_OK(hepa_rng_bytes(b, y, 32));
+    cr_assert(memcmp(x, y, 32) != 0, "two getrandom-seeded generators gave the same bytes");
+    hepa_rng_destroy(a), hepa_rng_destroy(b), hepa_rng_destroy(NULL);
+}
+
+/* The signed integer of coefficient j, checking it is the same in every limb. */
+static int64_t signed_coeff(const hepa_ring *r, const uint64_t *h, size_t l, size_t j) {
+    const size_t n = hepa_ring_n(r);
+    const uint64_t q0 = hepa_ring_modulus(r, 0);
+    const int64_t v = h[j] > q0 / 2 ? -(int64_t)(q0 - h[j]) : (int64_t)h[j];
+    for (size_t i = 1; i < l; ++i) {
+        const uint64_t q = hepa_ring_modulus(r, i);
+        const uint64_t want = v < 0 ? q - (uint64_t)(-v) : (uint64_t)v;
+        T_CHECK(h[i * n + j] == want, "coefficient %zu differs between limbs 0 and %zu", j, i);
+    }
+    return v;
+}
+
+Test(rng, sampler_statistics) {
+    const size_t n = 4096, L = 3;
+    uint64_t q[3];
+    ks_moduli(q, n, 2, 1, 50);
+    hepa_ring *r = ring_of(n, q, L);
+    hepa_poly *p = poly_of(r, L);
+    hepa_rng *g = NULL;
+    T_OK(hepa_rng_create(&g, NULL));
+
+    T_OK(hepa_sample_ternary(g, p));
+    cr_assert_eq(hepa_poly_domain(p), HEPA_DOMAIN_COEFF);
+    uint64_t *h = get_poly(p);
+    size_t cnt[3] = {0, 0, 0};
+    for (size_t j = 0; j < n; ++j) {
+        const int64_t v = signed_coeff(r, h, L, j);
+        T_CHECK(v >= -1 && v <= 1, "ternary coefficient %" PRId64, v);
+        cnt[v + 1]++;
+    }
+    for (int k = 0; k < 3; ++k) /* 1365 expected, standard deviation 30 */
+        cr_assert(cnt[k] > 1200 && cnt[k] < 1530, "ternary value %d drawn %zu times", k - 1, cnt[k]);
+    free(h);
+
+    T_OK(hepa_sample_gaussian(g, p, 3.2));
+    h = get_poly(p);
+    double sum = 0, sq = 0;
+    for (size_t j = 0; j < n; ++j) {
+        const int64_t v = signed_coeff(r, h, L, j);
+        T_CHECK(v >= -20 && v <= 20, "Gaussian coefficient %" PRId64 " beyond 6 sigma", v);
+        sum += (double)v, sq += (double)v * (double)v;
+    }
+    const double mean = sum / n, var = sq / n - mean * mean;
+    cr_assert(fabs(mean) < 0.25, "Gaussian mean %f", mean);
+    cr_assert(var > 3.2 * 3.2 * 0.88 && var < 3.2 * 3.2 * 1.12, "Gaussian variance %f", var);
+    free(h);
+
+    T_OK(hepa_sample_uniform(g, p, HEPA_DOMAIN_NTT));
+    cr_assert_eq(hepa_poly_domain(p), HEPA_DOMAIN_NTT);
+    h = get_poly(p);
+    for (size_t i = 0; i < L; ++i) {
+        double m = 0;
+        for (size_t j = 0; j < n; ++j) {
+            T_CHECK(h[i * n + j] < q[i], "uniform residue out of range");
+            m += (double)h[i * n + j] / (double)q[i];
+        }
+        m /= n; /* 0.5, standard deviation 0.0045 */
+        cr_assert(m > 0.47 && m < 0.53, "uniform limb %zu mean %f of q", i, m);
+    }
+    free(h);
+
+    T_STATUS(hepa_sample_gaussian(g, p, 0), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_sample_gaussian(g, p, NAN), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_sample_gaussian(g, p, 17), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_sample_ternary(NULL, p), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_sample_uniform(g, NULL, HEPA_DOMAIN_NTT), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_sample_uniform(g, p, (hepa_domain)7), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_rng_create(NULL, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    hepa_rng_destroy(g);
+    hepa_poly_destroy(p);
+    hepa_ring_destroy(r);
+}
+
+/* ---- base conversion against GMP ------------------------------------------------------------- */
+
+/* Checks hepa_rns_convert(src -> dst) on n coefficients of `in` against GMP. */
+static void check_conv(const hepa_ring *r, const size_t *src, size_t ns, const size_t *dst,
+                       size_t nt, const uint64_t *in, int exact) {
+    const size_t n = hepa_ring_n(r);
+    uint64_t *out = test_alloc(nt * n);
+    test_poison(out, nt * n);
+    T_OK(hepa_rns_convert(r, out, dst, nt, in, src, ns, exact));
+    mpz_t S, X, sum, hat, v, half;
+    mpz_inits(S, X, sum, hat, v, half, NULL);
+    mpz_set_ui(S, 1);
+    for (size_t k = 0; k < ns; ++k) mpz_mul_ui(S, S, hepa_ring_modulus(r, src[k]));
+    mpz_fdiv_q_2exp(half, S, 1);
+    for (size_t x = 0; x < n; ++x) {
+        mpz_set_ui(X, 0), mpz_set_ui(sum, 0);
+        for (size_t k = 0; k < ns; ++k) { /* CRT by hand: X = Σ x_k·hat_k·(hat_k^-1 mod s_k) */
+            const uint64_t s = hepa_ring_modulus(r, src[k]);
+            mpz_divexact_ui(hat, S, s);
+            mpz_set_ui(v, mpz_fdiv_ui(hat, s));
+            mpz_t sk;
+            mpz_init_set_ui(sk, s);
+            cr_assert(mpz_invert(v, v, sk));
+            mpz_clear(sk);
+            mpz_mul_ui(v, v, in[k * n + x]);
+            mpz_mod_ui(v, v, s); /* v_k */
+            mpz_addmul(sum, v, hat);
+        }
+        mpz_mod(X, sum, S);
+        if (exact) { /* outside the documented window |X/S - 1/2| > ns^2·2^-51 the result may
+                      * be either representative: skip it (edgy inputs do land there) */
+            mpz_mul_2exp(v, X, 1);
+            mpz_sub(v, v, S);
+            mpz_abs(v, v); /* |2X - S| vs S·ns^2·2^-50 */
+            mpz_mul_2exp(v, v, 50);
+            mpz_set(hat, S);
+            mpz_mul_ui(hat, hat, ns * ns);
+            if (mpz_cmp(v, hat) <= 0) continue;
+        }
+        if (exact && mpz_cmp(X, half) > 0) mpz_sub(X, X, S);
+        for (size_t t = 0; t < nt; ++t) {
+            const uint64_t qt = hepa_ring_modulus(r, dst[t]);
+            const uint64_t want = mpz_fdiv_ui(exact ? X : sum, qt);
+            T_CHECK(out[t * n + x] == want,
+                    "conv (ns %zu, exact %d) coefficient %zu target %zu: %" PRIu64 " != %" PRIu64,
+                    ns, exact, x, t, out[t * n + x], want);
+        }
+    }
+    mpz_clears(S, X, sum, hat, v, half, NULL);
+    free(out);
+}
+
+Test(rns, convert_vs_gmp) {
+    test_rng t;
+    test_rng_init(&t);
+    const size_t n = 32, M = 40;
+    uint64_t q[40];
+    cr_assert_eq(test_primes_1mod_desc(q, 20, 61, 2 * n), 20);
+    cr_assert_eq(test_primes_1mod_desc(q + 20, 20, 40, 2 * n), 20);
+    hepa_ring *r = ring_of(n, q, M);
+    uint64_t *in = test_alloc(M * n);
+    size_t src[40], dst[40];
+    /* ns = 1, 3, 17 (past one 16-term fold), 20; targets a disjoint set, plus one overlap */
+    const size_t sizes[] = {1, 3, 17, 20};
+    for (int si = 0; si < 4; ++si) {
+        const size_t ns = sizes[si];
+        for (size_t k = 0; k < ns; ++k) src[k] = (3 * k + si) % M; /* a mixed set */
+        size_t nt = 0;
+        for (size_t i = 0; i < M && nt < 12; ++i) {
+            int used = 0;
+            for (size_t k = 0; k < ns; ++k) used |= src[k] == i;
+            if (!used) dst[nt++] = i;
+        }
+        dst[nt++] = src[0]; /* converting onto a source modulus gives x mod s_0 back */
+        for (int rep = 0; rep < 3; ++rep) {
+            for (size_t k = 0; k < ns; ++k) {
+                const uint64_t s = q[src[k]];
+                for (size_t x = 0; x < n; ++x) in[k * n + x] = test_rand_residue_edgy(&t, s);
+                /* boundaries: x = 0, x = S - 1, x = 1 */
+                in[k * n + 0] = 0, in[k * n + 1] = s - 1, in[k * n + 2] = 1;
+            }
+            check_conv(r, src, ns, dst, nt, in, 0);
+            check_conv(r, src, ns, dst, nt, in, 1);
+        }
+    }
+    /* bad input */
+    uint64_t out[64];
+    size_t bad[2] = {0, 0};
+    T_STATUS(hepa_rns_convert(r, out, dst, 1, in, bad, 2, 0), HEPA_ERR_INVALID_ARGUMENT);
+    bad[1] = M;
+    T_STATUS(hepa_rns_convert(r, out, dst, 1, in, bad, 2, 0), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_rns_convert(r, out, bad + 1, 1, in, src, 1, 0), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_rns_convert(r, out, dst, 1, in, src, 0, 0), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_rns_convert(r, out, dst, 0, in, src, 1, 0), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_rns_convert(NULL, out, dst, 1, in, src, 1, 0), HEPA_ERR_INVALID_ARGUMENT);
+    free(in);
+    hepa_ring_destroy(r);
+}
+
+/* ---- tensor, rescale, drop, automorphisms --------------------------------------------------- */
+
+Test(rns, tensor_vs_products) {
+    test_rng t;
+    test_rng_init(&t);
+    const size_t n = 256, L = 3;
+    uint64_t q[3];
+    ks_moduli(q, n, 2, 1, 45);
+    hepa_ring *r = ring_of(n, q, L);
+    hepa_poly *a0 = poly_of(r, L), *a1 = poly_of(r, L), *b0 = poly_of(r, L), *b1 = poly_of(r, L);
+    hepa_poly *d[3] = {poly_of(r, L), poly_of(r, L), poly_of(r, L)};
+    hepa_poly *w = poly_of(r, L), *u = poly_of(r, L);
+    rand_poly(&t, a0, HEPA_DOMAIN_NTT), rand_poly(&t, a1, HEPA_DOMAIN_NTT);
+    rand_poly(&t, b0, HEPA_DOMAIN_NTT), rand_poly(&t, b1, HEPA_DOMAIN_NTT);
+    for (int k = 0; k < 3; ++k) rand_poly(&t, d[k], HEPA_DOMAIN_COEFF); /* poison */
+    T_OK(hepa_poly_tensor(d[0], d[1], d[2], a0, a1, b0, b1));
+    const hepa_poly *x[3][2][2] = {{{a0, b0}, {NULL, NULL}}, {{a0, b1}, {a1, b0}}, {{a1, b1}, {NULL, NULL}}};
+    for (int k = 0; k < 3; ++k) {
+        cr_assert_eq(hepa_poly_domain(d[k]), HEPA_DOMAIN_NTT);
+        T_OK(hepa_poly_mul(w, x[k][0][0], x[k][0][1]));
+        if (x[k][1][0]) {
+            T_OK(hepa_poly_mul(u, x[k][1][0], x[k][1][1]));
+            T_OK(hepa_poly_add(w, w, u));
+        }
+        uint64_t *got = get_poly(d[k]), *want = get_poly(w);
+        T_ARRAY_EQ(got, want, L * n, "tensor output d%d", k);
+        free(got), free(want);
+    }
+    /* aliasing: outputs on top of inputs, squaring */
+    uint64_t *want1 = get_poly(d[1]);
+    T_OK(hepa_poly_tensor(a0, a1, d[2], a0, a1, b0, b1));
+    uint64_t *got1 = get_poly(a1);
+    T_ARRAY_EQ(got1, want1, L * n, "tensor with outputs aliasing inputs");
+    free(got1), free(want1);
+    /* bad input */
+    hepa_poly *low = poly_of(r, L - 1), *coeff = poly_of(r, L);
+    T_STATUS(hepa_poly_tensor(d[0], d[0], d[2], a0, a1, b0, b1), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_poly_tensor(d[0], d[1], d[2], a0, a1, b0, low), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_poly_tensor(d[0], d[1], d[2], a0, a1, b0, coeff), HEPA_ERR_DOMAIN);
+    T_STATUS(hepa_poly_tensor(d[0], d[1], NULL, a0, a1, b0, b1), HEPA_ERR_INVALID_ARGUMENT);
+    hepa_poly *all[] = {a0, a1, b0, b1, d[0], d[1], d[2], w, u, low, coeff};
+    for (size_t k = 0; k < sizeof all / sizeof *all; ++k) hepa_poly_destroy(all[k]);
+    hepa_ring_destroy(r);
+}
+
+Test(rns, rescale_vs_gmp) {
+    test_rng t;
+    test_rng_init(&t);
+    const size_t n = 64, L = 5;
+    uint64_t q[5];
+    ks_moduli(q, n, 5, 0, 50);
+    hepa_ring *r = ring_of(n, q, L);
+    test_crt c;
+    for (size_t l = 2; l <= L; ++l) {
+        test_crt_init(&c, q, l);
+        hepa_poly *a = poly_of(r, l), *o = poly_of(r, l - 1), *o2 = poly_of(r, l - 1);
+        uint64_t *h = test_alloc(l * n);
+        for (size_t i = 0; i < l; ++i)
+            for (size_t j = 0; j < n; ++j) h[i * n + j] = test_rand_residue_edgy(&t, q[i]);
+        /* boundaries: A = 0, Q - 1, and A ≡ ±(q_l - 1)/2 around the rounding point */
+        for (size_t i = 0; i < l; ++i) h[i * n] = 0, h[i * n + 1] = q[i] - 1;
+        for (size_t i = 0; i < l; ++i) h[i * n + 2] = ((q[l - 1] - 1) / 2) % q[i];
+        for (size_t i = 0; i < l; ++i) h[i * n + 3] = ((q[l - 1] + 1) / 2) % q[i];
+        T_OK(hepa_poly_set(a, h, HEPA_DOMAIN_COEFF));
+        rand_poly(&t, o, HEPA_DOMAIN_NTT); /* poison */
+        T_OK(hepa_poly_rescale(o, a));
+        cr_assert_eq(hepa_poly_domain(o), HEPA_DOMAIN_COEFF);
+        uint64_t *got = get_poly(o);
+        mpz_t A;
+        mpz_init(A);
+        for (size_t j = 0; j < n; ++j) {
+            test_crt_compose(&c, A, h + j, n);
+            mpz_mul_2exp(A, A, 1); /* round(A / q) = floor((2A + q) / 2q) */
+            mpz_add_ui(A, A, q[l - 1]);
+            mpz_fdiv_q_ui(A, A, 2 * q[l - 1]);
+            for (size_t i = 0; i + 1 < l; ++i)
+                T_CHECK(got[i * n + j] == mpz_fdiv_ui(A, q[i]), "rescale level %zu coefficient %zu limb %zu", l, j, i);
+        }
+        mpz_clear(A);
+        /* NTT domain: rescale(NTT(a)) = NTT(rescale(a)) */
+        T_OK(hepa_poly_to_ntt(a));
+        rand_poly(&t, o2, HEPA_DOMAIN_COEFF);
+        T_OK(hepa_poly_rescale(o2, a));
+        cr_assert_eq(hepa_poly_domain(o2), HEPA_DOMAIN_NTT);
+        T_OK(hepa_poly_to_ntt(o));
+        uint64_t *g2 = get_poly(o2), *w2 = get_poly(o);
+        T_ARRAY_EQ(g2, w2, (l - 1) * n, "NTT-domain rescale, level %zu", l);
+        free(g2), free(w2), free(got), free(h);
+        /* drop keeps the first limbs */
+        hepa_poly *dr = poly_of(r, 1);
+        T_OK(hepa_poly_drop(dr, a));
+        uint64_t *gd = get_poly(dr), *ga = get_poly(a);
+        T_ARRAY_EQ(gd, ga, n, "drop");
+        cr_assert_eq(hepa_poly_domain(dr), HEPA_DOMAIN_NTT);
+        T_STATUS(hepa_poly_drop(a, dr), HEPA_ERR_MISMATCH);
+        free(gd), free(ga);
+        hepa_poly_destroy(dr);
+        T_STATUS(hepa_poly_rescale(o, o2), l > 2 ? HEPA_ERR_MISMATCH : HEPA_ERR_RANGE);
+        hepa_poly_destroy(a), hepa_poly_destroy(o), hepa_poly_destroy(o2);
+        test_crt_clear(&c);
+    }
+    hepa_poly *one = poly_of(r, 1), *one2 = poly_of(r, 1);
+    T_STATUS(hepa_poly_rescale(one2, one), HEPA_ERR_RANGE); /* nothing would be left */
+    T_STATUS(hepa_poly_rescale(NULL, one), HEPA_ERR_INVALID_ARGUMENT);
+    hepa_poly_destroy(one), hepa_poly_destroy(one2);
+    hepa_ring_destroy(r);
+}
+
+Test(rns, automorphism_definition) {
+    test_rng t;
+    test_rng_init(&t);
+    const size_t n = 128, L = 2;
+    uint64_t q[2];
+    ks_moduli(q, n, 2, 0, 50);
+    hepa_ring *r = ring_of(n, q, L);
+    hepa_poly *a = poly_of(r, L), *o = poly_of(r, L), *an = poly_of(r, L);
+    const uint64_t gs[] = {1, 3, 5, 25, 5 * 5 * 5 * 5 * 5 % 256, 2 * 128 - 1, 2 * 128 + 5, 77};
+    for (size_t gi = 0; gi < sizeof gs / sizeof *gs; ++gi) {
+        const uint64_t g = gs[gi];
+        rand_poly(&t, a, HEPA_DOMAIN_COEFF);
+        uint64_t *h = get_poly(a);
+        rand_poly(&t, o, HEPA_DOMAIN_NTT);
+        T_OK(hepa_poly_automorphism(o, a, g));
+        cr_assert_eq(hepa_poly_domain(o), HEPA_DOMAIN_COEFF);
+        uint64_t *got = get_poly(o), *want = test_alloc(L * n);
+        for (size_t i = 0; i < L; ++i)
+            for (size_t j = 0; j < n; ++j) { /* x^j -> x^(jg) = ±x^(jg mod n) */
+                const uint64_t e = (j * g) % (2 * n);
+                want[i * n + e % n] = e < n ? h[i * n + j] : (h[i * n + j] ? q[i] - h[i * n + j] : 0);
+            }
+        T_ARRAY_EQ(got, want, L * n, "coefficient automorphism g = %" PRIu64, g);
+        /* NTT domain: σ(NTT(a)) = NTT(σ(a)), also in place */
+        T_OK(hepa_poly_copy(an, a));
+        T_OK(hepa_poly_to_ntt(an));
+        T_OK(hepa_poly_automorphism(an, an, g));
+        cr_assert_eq(hepa_poly_domain(an), HEPA_DOMAIN_NTT);
+        T_OK(hepa_poly_to_ntt(o));
+        uint64_t *g2 = get_poly(an), *w2 = get_poly(o);
+        T_ARRAY_EQ(g2, w2, L * n, "NTT-domain automorphism g = %" PRIu64, g);
+        free(h), free(got), free(want), free(g2), free(w2);
+    }
+    T_STATUS(hepa_poly_automorphism(o, a, 4), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_poly_automorphism(o, a, 0), HEPA_ERR_INVALID_ARGUMENT);
+    hepa_poly *low = poly_of(r, 1);
+    T_STATUS(hepa_poly_automorphism(low, a, 3), HEPA_ERR_MISMATCH);
+    hepa_poly_destroy(low), hepa_poly_destroy(a), hepa_poly_destroy(o), hepa_poly_destroy(an);
+    hepa_ring_destroy(r);
+}
+
+/* ---- key switching ---------------------------------------------------------------------------- */
+
+/* log2 of the largest |coefficient| of p (level l, NTT domain), centred mod Q_l. */
+static double max_log2(hepa_poly *p) {
+    const hepa_ring *r = hepa_poly_ring(p);
+    const size_t n = hepa_ring_n(r), l = hepa_poly_level(p);
+    T_OK(hepa_poly_from_ntt(p));
+    uint64_t *h = get_poly(p);
+    mpz_t *z = test_mpz_array(n);
+    T_OK(hepa_crt_compose(r, l, z, h, 1));
+    double m = 0;
+    for (size_t j = 0; j < n; ++j) {
+        const double b = mpz_sgn(z[j]) ? (double)mpz_sizeinbase(z[j], 2) : 0;
+        if (b > m) m = b;
+    }
+    test_mpz_array_free(z, n);
+    free(h);
+    return m;
+}
+
+/* Switches a random c from s' to s at every level; the error o0 + o1·s - c·s' must stay below
+ * the bound of hepa/keyswitch.h: (Σ_j c~_j e_j)/P + rounding, |c~_j| < alpha·Q_j, |e| <= 20. */
+static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned bits) {
+    test_rng t;
+    test_rng_init(&t);
+    uint64_t q[HEPA_RING_MAX_MODULI];
+    ks_moduli(q, n, L, K, bits);
+    const size_t M = L + K;
+    hepa_ring *r = ring_of(n, q, M);
+    hepa_ks *ks = NULL;
+    T_OK(hepa_ks_create(&ks, r, K, alpha));
+    const size_t A = hepa_ks_digit_size(ks);
+    cr_assert_eq(hepa_ks_max_level(ks), L);
+    hepa_rng *g = NULL;
+    T_OK(hepa_rng_create(&g, NULL));
+    hepa_poly *s = poly_of(r, M), *s2 = poly_of(r, M);
+    T_OK(hepa_sample_ternary(g, s));
+    T_OK(hepa_sample_ternary(g, s2));
+    T_OK(hepa_poly_to_ntt(s));
+    T_OK(hepa_poly_to_ntt(s2));
+    hepa_ksk *key = NULL;
+    T_OK(hepa_ksk_create(&key, ks, s2, s, g));
+    double logP = 0;
+    for (size_t k = 0; k < K; ++k) logP += log2((double)q[L + k]);
+    const size_t levels[] = {L, L > 2 ? L - 1 : 1, 1};
+    for (int li = 0; li < 3; ++li) {
+        const size_t l = levels[li], dn = hepa_ks_num_digits(ks, l);
+        cr_assert_eq(dn, (l + A - 1) / A);
+        double logQj = 0; /* the largest digit at this level */
+        for (size_t j = 0; j < dn; ++j) {
+            double lq = 0;
+            for (size_t i = j * A; i < l && i < (j + 1) * A; ++i) lq += log2((double)q[i]);
+            if (lq > logQj) logQj = lq;
+        }
+        hepa_poly *c = poly_of(r, l), *o0 = poly_of(r, l), *o1 = poly_of(r, l);
+        hepa_poly *sl = poly_of(r, l), *s2l = poly_of(r, l), *e = poly_of(r, l);
+        rand_poly(&t, c, HEPA_DOMAIN_NTT);
+        rand_poly(&t, o0, HEPA_DOMAIN_COEFF), rand_poly(&t, o1, HEPA_DOMAIN_COEFF);
+        T_OK(hepa_keyswitch(ks, o0, o1, c, key));
+        cr_assert(hepa_poly_domain(o0) == HEPA_DOMAIN_NTT && hepa_poly_domain(o1) == HEPA_DOMAIN_NTT);
+        T_OK(hepa_poly_drop(sl, s));
+        T_OK(hepa_poly_drop(s2l, s2));
+        T_OK(hepa_poly_mul(e, o1, sl));
+        T_OK(hepa_poly_add(e, e, o0));
+        T_OK(hepa_poly_mul(o1, c, s2l));
+        T_OK(hepa_poly_sub(e, e, o1)); /* o0 + o1·s - c·s' */
+        const double got = max_log2(e);
+        /* the digit noise, plus ModDown's rounding of o1 (1/2 per coefficient) times s */
+        const double bound =
+            log2(exp2(log2((double)n * dn * A * 20.0) + logQj - logP) + (double)n) + 2;
+        cr_assert(got <= bound,
+                  "key switch n %zu L %zu K %zu alpha %zu level %zu: error 2^%.1f above bound 2^%.1f",
+                  n, L, K, A, l, got, bound);
+        /* and c itself is of full size, so the check is not vacuous */
+        hepa_poly_destroy(c), hepa_poly_destroy(o0), hepa_poly_destroy(o1);
+        hepa_poly_destroy(sl), hepa_poly_destroy(s2l), hepa_poly_destroy(e);
+    }
+    hepa_ksk_destroy(key);
+    hepa_poly_destroy(s), hepa_poly_destroy(s2);
+    hepa_rng_destroy(g);
+    hepa_ks_destroy(ks);
+    hepa_ring_destroy(r);
+}
+
+Test(keyswitch, noise_bound_digits_equal_special) {
+    check_keyswitch(1024, 5, 1, 0, 40);
+    check_keyswitch(1024, 5, 2, 0, 40); /* 5 not a multiple of 2: the last digit is short */
+    check_keyswitch(1024, 6, 3, 0, 40);
+}
+
+Test(keyswitch, noise_bound_other_digit_sizes) {
+    check_keyswitch(512, 7, 2, 1, 40);
+    check_keyswitch(512, 7, 1, 2, 30);
+    check_keyswitch(256, 20, 1, 0, 40);  /* 20 digits: the inner product folds past 16 terms */
+    check_keyswitch(256, 3, 4, 3, 50);   /* one digit holding all of Q */
+}
+
+Test(keyswitch, bad_input) {
+    const size_t n = 256, L = 3, K = 2, M = 5;
+    uint64_t q[5];
+    ks_moduli(q, n, L, K, 40);
+    hepa_ring *r = ring_of(n, q, M), *r2 = ring_of(n, q, M);
+    hepa_ks *ks = NULL, *ks2 = NULL;
+    T_STATUS(hepa_ks_create(&ks, r, 0, 0), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_ks_create(&ks, r, M, 0), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_ks_create(&ks, r, K, L + 1), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_ks_create(&ks, NULL, K, 0), HEPA_ERR_INVALID_ARGUMENT);
+    cr_assert_null(ks);
+    T_OK(hepa_ks_create(&ks, r, K, 0));
+    T_OK(hepa_ks_create(&ks2, r, K, 1));
+    cr_assert_eq(hepa_ks_num_digits(ks, 0), 0);
+    cr_assert_eq(hepa_ks_num_digits(ks, L + 1), 0);
+    cr_assert_eq(hepa_ks_num_digits(ks, L), 2);
+    hepa_rng *g = NULL;
+    T_OK(hepa_rng_create(&g, NULL));
+    hepa_poly *s = poly_of(r, M), *sl = poly_of(r, L), *sx = poly_of(r2, M);
+    hepa_ksk *key = NULL;
+    T_STATUS(hepa_ksk_create(&key, ks, s, s, g), HEPA_ERR_DOMAIN); /* coefficient domain */
+    T_OK(hepa_sample_ternary(g, s));
+    T_OK(hepa_poly_to_ntt(s));
+    T_OK(hepa_poly_to_ntt(sl));
+    T_OK(hepa_poly_to_ntt(sx));
+    T_STATUS(hepa_ksk_create(&key, ks, sl, s, g), HEPA_ERR_MISMATCH); /* not the full level */
+    T_STATUS(hepa_ksk_create(&key, ks, sx, s, g), HEPA_ERR_MISMATCH); /* another ring */
+    T_STATUS(hepa_ksk_create(&key, ks, s, s, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    cr_assert_null(key);
+    hepa_ksk *key2 = NULL;
+    T_OK(hepa_ksk_create(&key, ks, s, s, g));
+    T_OK(hepa_ksk_create(&key2, ks2, s, s, g));
+    hepa_poly *c = poly_of(r, L), *o0 = poly_of(r, L), *o1 = poly_of(r, L), *top = poly_of(r, M);
+    hepa_poly *o1low = poly_of(r, L - 1);
+    T_STATUS(hepa_keyswitch(ks, o0, o1, c, key), HEPA_ERR_DOMAIN);
+    T_OK(hepa_poly_to_ntt(c));
+    T_OK(hepa_poly_to_ntt(top));
+    T_STATUS(hepa_keyswitch(ks, o0, o0, c, key), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_keyswitch(ks, o0, o1, c, key2), HEPA_ERR_MISMATCH);   /* key of another context */
+    T_STATUS(hepa_keyswitch(ks, o0, o1low, c, key), HEPA_ERR_MISMATCH); /* levels differ */
+    T_STATUS(hepa_keyswitch(ks, o0, o1, top, key), HEPA_ERR_MISMATCH);  /* above L */
+    T_STATUS(hepa_keyswitch(NULL, o0, o1, c, key), HEPA_ERR_INVALID_ARGUMENT);
+    T_OK(hepa_keyswitch(ks, o0, o1, c, key));
+    hepa_poly *all[] = {s, sl, sx, c, o0, o1, top, o1low};
+    for (size_t k = 0; k < sizeof all / sizeof *all; ++k) hepa_poly_destroy(all[k]);
+    hepa_ksk_destroy(key), hepa_ksk_destroy(key2), hepa_ksk_destroy(NULL);
+    hepa_rng_destroy(g);
+    hepa_ks_destroy(ks), hepa_ks_destroy(ks2), hepa_ks_destroy(NULL);
+    hepa_ring_destroy(r), hepa_ring_destroy(r2);
+}
