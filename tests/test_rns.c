@@ -428,7 +428,8 @@ static double max_log2(hepa_poly *p) {
 }
 
 /* Switches a random c from s' to s at every level; the error o0 + o1·s - c·s' must stay below
- * the bound of hepa/keyswitch.h: (Σ_j c~_j e_j)/P + rounding, |c~_j| < alpha·Q_j, |e| <= 20. */
+ * the bound of hepa/keyswitch.h: (Σ_j c~_j e_j)/P + rounding, |c~_j| <= Q_j/2, |e| <= 20 (the
+ * bound below is looser, alpha·Q_j: it guards against gross errors, which would be ~Q). */
 static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned bits) {
     test_rng t;
     test_rng_init(&t);
@@ -493,6 +494,7 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
 
 Test(keyswitch, noise_bound_digits_equal_special) {
     check_keyswitch(1024, 5, 1, 0, 40);
+    check_keyswitch(8192, 3, 1, 0, 40); /* the CKKS example's shape */
     check_keyswitch(1024, 5, 2, 0, 40); /* 5 not a multiple of 2: the last digit is short */
     check_keyswitch(1024, 6, 3, 0, 40);
 }

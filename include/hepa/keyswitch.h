@@ -16,10 +16,14 @@
  *
  * Switch of c (level l, NTT domain):
  *   ModUp:   for each digit j, c_j = c mod Q_j (its own limbs) extended to all of
- *            Q_l ∪ P by the approximate conversion (c_j + u·Q_j, u < alpha) and NTTs;
+ *            Q_l ∪ P as the centred representative c~_j in (-Q_j/2, Q_j/2) (the exact
+ *            conversion of hepa_rns_convert: one floating-point term more per input than the
+ *            approximate one, and it halves the noise and removes the bias of [0, Q_j)
+ *            digits), then NTTs;
  *   product: (t0, t1) = Σ_j c~_j · (b_j, a_j) over Q_l ∪ P;
  *   ModDown: out_k = round(t_k / P) over Q_l (exact centred conversion of t_k mod P).
- * Then out0 + out1·s_to = c·s_from + (Σ_j c~_j e_j)/P + rounding, mod Q_l.
+ * Then out0 + out1·s_to = c·s_from + (Σ_j c~_j e_j)/P + rounding, mod Q_l: with |c~_j| <= Q_j/2
+ * and Q_j <= P, a few units per coefficient plus the rounding of out1 times s_to.
  *
  * Extended polynomials (ModUp output, inner-product accumulators) use the compact layout: l limbs
  * for q_0 .. q_(l-1), then K limbs for p_0 .. p_(K-1), n words each. */

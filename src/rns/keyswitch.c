@@ -239,7 +239,7 @@ hepa_status _hepa_ks_modup(const hepa_ks *ks, size_t l, uint64_t *ext, const uin
             jobs[j].copy_in = c + j * a * n;
             jobs[j].copy_at = j * a;
         }
-        s = _hepa_dev_conv(r, jobs, dn, a, 0);
+        s = _hepa_dev_conv(r, jobs, dn, a, 1);
         if (s != HEPA_OK) return s;
         return _hepa_dev_ntt_map(r, 0, ext, ks->dmaps + ks->up_map[l], ks->up_map_len[l]);
     }
@@ -248,7 +248,7 @@ hepa_status _hepa_ks_modup(const hepa_ks *ks, size_t l, uint64_t *ext, const uin
     for (size_t j = 0; j < dn; ++j) {
         const size_t lo = j * a, cnt = l - lo < a ? l - lo : a;
         uint64_t *x = ext + j * E * n;
-        _hepa_host_conv(ks->tabs + ks->up_tab[l * ks->dmax + j], n, x, tmp + lo * n, 0);
+        _hepa_host_conv(ks->tabs + ks->up_tab[l * ks->dmax + j], n, x, tmp + lo * n, 1);
         memcpy(x + lo * n, c + lo * n, cnt * n * sizeof *x);
         for (size_t e = 0; e < E; ++e)
             if (e < lo || e >= lo + cnt) _hepa_ntt_forward(r->ntt[ext_mod(ks, l, e)], x + e * n);

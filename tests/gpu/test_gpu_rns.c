@@ -1,0 +1,243 @@
+/* tests/gpu/test_gpu_rns.c — the ciphertext building blocks on the device (tensor, rescale,
+ * automorphisms, base conversion, sampling, key generation and key switching) against the CPU
+ * backend (itself checked against GMP and noise bounds in tests/test_rns.c), bit for bit, on
+ * fresh boundary-biased random inputs, outputs poisoned (0xFF bytes) before each device run.
+ * Sizes cover the one-block NTT path (n <= 2^9), the one-tile path (2^10 .. 2^12) and the
+ * multi-pass path (2^13 and up), which the mapped NTTs of key switching and rescale all take.
+ * Without a usable GPU the program exits 77 (skipped). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "hepa/hepa.h"
+#include "test_util.h"
+
+typedef struct pair {
+    hepa_ring *cpu, *gpu;
+    size_t n, M;
+    uint64_t q[HEPA_RING_MAX_MODULI];
+} pair;
+
+/* q_0 of 60 bits, L-1 of `bits`, K of 60 bits (the shape of the issue's parameter sets). */
+static void pair_init(pair *p, size_t n, size_t L, size_t K, unsigned bits) {
+    uint64_t big[HEPA_RING_MAX_MODULI];
+    p->n = n, p->M = L + K;
+    cr_assert_eq(test_primes_1mod_desc(big, K + 1, 60, 2 * (uint64_t)n), K + 1);
+    cr_assert_eq(test_primes_1mod_desc(p->q + 1, L - 1, bits, 2 * (uint64_t)n), L - 1);
+    p->q[0] = big[0];
+    for (size_t k = 0; k < K; ++k) p->q[L + k] = big[1 + k];
+    T_OK(hepa_ring_create(&p->cpu, n, p->q, p->M, HEPA_BACKEND_CPU));
+    T_OK(hepa_ring_create(&p->gpu, n, p->q, p->M, HEPA_BACKEND_CUDA));
+}
+
+static void pair_clear(pair *p) {
+    hepa_ring_destroy(p->cpu);
+    hepa_ring_destroy(p->gpu);
+}
+
+/* The same random contents on both backends. */
+typedef struct twin {
+    hepa_poly *h, *d;
+} twin;
+
+static twin twin_rand(test_rng *t, const pair *p, size_t level, hepa_domain dom) {
+    twin x;
+    uint64_t *a = test_alloc(level * p->n);
+    for (size_t i = 0; i < level; ++i)
+        for (size_t j = 0; j < p->n; ++j) a[i * p->n + j] = test_rand_residue_edgy(t, p->q[i]);
+    T_OK(hepa_poly_create(&x.h, p->cpu, level));
+    T_OK(hepa_poly_create(&x.d, p->gpu, level));
+    T_OK(hepa_poly_set(x.h, a, dom));
+    T_OK(hepa_poly_set(x.d, a, dom));
+    free(a);
+    return x;
+}
+
+/* An output pair, the device one poisoned. */
+static twin twin_out(const pair *p, size_t level) {
+    twin x;
+    T_OK(hepa_poly_create(&x.h, p->cpu, level));
+    T_OK(hepa_poly_create(&x.d, p->gpu, level));
+    cr_assert_eq(cudaMemset(hepa_poly_data(x.d), 0xFF, level * p->n * 8), cudaSuccess);
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+    return x;
+}
+
+static void twin_free(twin x) {
+    hepa_poly_destroy(x.h);
+    hepa_poly_destroy(x.d);
+}
+
+/* Device == host, same domain tag. */
+static void twin_check(twin x, const char *what, size_t n) {
+    const size_t w = hepa_poly_level(x.h) * n;
+    uint64_t *a = test_alloc(w), *b = test_alloc(w);
+    test_poison(b, w);
+    T_OK(hepa_poly_get(x.h, a));
+    T_OK(hepa_poly_get(x.d, b));
+    cr_assert_eq(hepa_poly_domain(x.h), hepa_poly_domain(x.d), "%s: domain tags differ", what);
+    T_ARRAY_EQ(b, a, w, "%s (n %zu)", what, n);
+    free(a), free(b);
+}
+
+Test(gpu_rns, tensor_rescale_drop_automorphism) {
+    test_rng t;
+    test_rng_init(&t);
+    const size_t ns[] = {256, 1024, 8192, 65536};
+    for (int k = 0; k < 4; ++k) {
+        const size_t n = ns[k], L = n >= 65536 ? 12 : 5;
+        pair p;
+        pair_init(&p, n, L, 1, 40);
+        const size_t l = L;
+        twin a0 = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT), a1 = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT);
+        twin b0 = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT), b1 = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT);
+        twin d0 = twin_out(&p, l), d1 = twin_out(&p, l), d2 = twin_out(&p, l);
+        T_OK(hepa_poly_tensor(d0.h, d1.h, d2.h, a0.h, a1.h, b0.h, b1.h));
+        T_OK(hepa_poly_tensor(d0.d, d1.d, d2.d, a0.d, a1.d, b0.d, b1.d));
+        twin_check(d0, "tensor d0", n), twin_check(d1, "tensor d1", n), twin_check(d2, "tensor d2", n);
+
+        for (int dom = 0; dom < 2; ++dom) {
+            twin a = twin_rand(&t, &p, l, dom ? HEPA_DOMAIN_NTT : HEPA_DOMAIN_COEFF);
+            for (size_t lv = l; lv >= 2; lv = lv > 2 && lv == l ? 2 : 1) { /* levels l and 2 */
+                twin src = twin_out(&p, lv), o = twin_out(&p, lv - 1);
+                T_OK(hepa_poly_drop(src.h, a.h));
+                T_OK(hepa_poly_drop(src.d, a.d));
+                twin_check(src, "drop", n);
+                T_OK(hepa_poly_rescale(o.h, src.h));
+                T_OK(hepa_poly_rescale(o.d, src.d));
+                twin_check(o, dom ? "rescale (NTT)" : "rescale (coefficients)", n);
+                twin_free(src), twin_free(o);
+                if (lv == 2) break;
+            }
+            const uint64_t gs[] = {3, 5, 25, 2 * n - 1, 2 * n + 5, 1};
+            for (int gi = 0; gi < 6; ++gi) {
+                twin o = twin_out(&p, l);
+                T_OK(hepa_poly_automorphism(o.h, a.h, gs[gi]));
+                T_OK(hepa_poly_automorphism(o.d, a.d, gs[gi]));
+                twin_check(o, dom ? "automorphism (NTT)" : "automorphism (coefficients)", n);
+                twin_free(o);
+            }
+            /* in place */
+            T_OK(hepa_poly_automorphism(a.h, a.h, 5));
+            T_OK(hepa_poly_automorphism(a.d, a.d, 5));
+            twin_check(a, "automorphism in place", n);
+            twin_free(a);
+        }
+        T_STATUS(hepa_poly_automorphism(d0.d, a0.d, 2), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_poly_tensor(d0.d, d1.d, d2.d, a0.d, a1.h, b0.d, b1.d), HEPA_ERR_MISMATCH);
+        twin_free(a0), twin_free(a1), twin_free(b0), twin_free(b1);
+        twin_free(d0), twin_free(d1), twin_free(d2);
+        pair_clear(&p);
+    }
+}
+
+Test(gpu_rns, convert) {
+    test_rng t;
+    test_rng_init(&t);
+    const size_t n = 4096;
+    pair p;
+    pair_init(&p, n, 40, 4, 45);
+    const size_t M = p.M;
+    size_t src[64], dst[64];
+    const size_t sizes[] = {1, 2, 17, 30};
+    uint64_t *in = test_alloc(M * n), *want = test_alloc(M * n), *got = test_alloc(M * n);
+    uint64_t *din, *dout;
+    cr_assert_eq(cudaMalloc((void **)&din, M * n * 8), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&dout, M * n * 8), cudaSuccess);
+    for (int si = 0; si < 4; ++si) {
+        const size_t s = sizes[si];
+        for (size_t k = 0; k < s; ++k) src[k] = (5 * k + si) % M;
+        size_t nt = 0;
+        for (size_t i = 0; i < M; ++i) dst[nt++] = (i * 7 + 1) % M; /* all moduli, shuffled */
+        for (size_t k = 0; k < s; ++k)
+            for (size_t x = 0; x < n; ++x) in[k * n + x] = test_rand_residue_edgy(&t, p.q[src[k]]);
+        cr_assert_eq(cudaMemcpy(din, in, s * n * 8, cudaMemcpyHostToDevice), cudaSuccess);
+        for (int exact = 0; exact < 2; ++exact) {
+            cr_assert_eq(cudaMemset(dout, 0xFF, M * n * 8), cudaSuccess);
+            T_OK(hepa_rns_convert(p.cpu, want, dst, nt, in, src, s, exact));
+            T_OK(hepa_rns_convert(p.gpu, dout, dst, nt, din, src, s, exact));
+            T_OK(hepa_ring_sync(p.gpu));
+            cr_assert_eq(cudaMemcpy(got, dout, nt * n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+            T_ARRAY_EQ(got, want, nt * n, "conversion ns %zu exact %d", s, exact);
+        }
+    }
+    cudaFree(din), cudaFree(dout);
+    free(in), free(want), free(got);
+    pair_clear(&p);
+}
+
+/* Keys from the same seed on both backends, then one key switch per level: bit-identical. */
+static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned bits) {
+    test_rng t;
+    test_rng_init(&t);
+    pair p;
+    pair_init(&p, n, L, K, bits);
+    const size_t M = p.M;
+    hepa_ks *kh = NULL, *kd = NULL;
+    T_OK(hepa_ks_create(&kh, p.cpu, K, alpha));
+    T_OK(hepa_ks_create(&kd, p.gpu, K, alpha));
+    uint8_t seed[32];
+    for (int i = 0; i < 32; ++i) seed[i] = (uint8_t)test_rand64(&t);
+    hepa_rng *gh = NULL, *gd = NULL;
+    T_OK(hepa_rng_create(&gh, seed));
+    T_OK(hepa_rng_create(&gd, seed));
+    twin s = twin_out(&p, M), s2 = twin_out(&p, M);
+    T_OK(hepa_sample_ternary(gh, s.h)); T_OK(hepa_sample_ternary(gd, s.d));
+    T_OK(hepa_sample_gaussian(gh, s2.h, 3.2)); T_OK(hepa_sample_gaussian(gd, s2.d, 3.2));
+    twin_check(s, "ternary sample", n), twin_check(s2, "Gaussian sample", n);
+    T_OK(hepa_poly_to_ntt(s.h)); T_OK(hepa_poly_to_ntt(s.d));
+    T_OK(hepa_poly_to_ntt(s2.h)); T_OK(hepa_poly_to_ntt(s2.d));
+    hepa_ksk *keyh = NULL, *keyd = NULL;
+    T_OK(hepa_ksk_create(&keyh, kh, s2.h, s.h, gh));
+    T_OK(hepa_ksk_create(&keyd, kd, s2.d, s.d, gd));
+    const size_t kw = hepa_ks_num_digits(kh, L) * 2 * M * n;
+    uint64_t *kk = test_alloc(kw);
+    cr_assert_eq(cudaMemcpy(kk, hepa_ksk_data(keyd), kw * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+    T_ARRAY_EQ(kk, hepa_ksk_data(keyh), kw, "switching key words");
+    free(kk);
+    const size_t levels[] = {L, (L + 1) / 2, 1};
+    for (int li = 0; li < 3; ++li) {
+        const size_t l = levels[li];
+        twin c = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT), o0 = twin_out(&p, l), o1 = twin_out(&p, l);
+        T_OK(hepa_keyswitch(kh, o0.h, o1.h, c.h, keyh));
+        T_OK(hepa_keyswitch(kd, o0.d, o1.d, c.d, keyd));
+        twin_check(o0, "key switch out0", n);
+        twin_check(o1, "key switch out1", n);
+        /* in place on the input */
+        T_OK(hepa_keyswitch(kd, c.d, o1.d, c.d, keyd));
+        T_OK(hepa_poly_copy(o0.h, c.h)); /* keep the host twin in step */
+        T_OK(hepa_keyswitch(kh, c.h, o1.h, o0.h, keyh));
+        twin_check(c, "key switch in place", n);
+        twin_free(c), twin_free(o0), twin_free(o1);
+    }
+    hepa_poly *cx = NULL, *o0 = NULL, *o1 = NULL;
+    T_OK(hepa_poly_create(&cx, p.gpu, L)); T_OK(hepa_poly_create(&o0, p.gpu, L));
+    T_OK(hepa_poly_create(&o1, p.gpu, L));
+    T_OK(hepa_poly_to_ntt(cx));
+    T_STATUS(hepa_keyswitch(kd, o0, o1, cx, keyh), HEPA_ERR_MISMATCH); /* a CPU context's key */
+    T_STATUS(hepa_keyswitch(kh, o0, o1, cx, keyh), HEPA_ERR_MISMATCH); /* device polys, CPU ring */
+    hepa_poly_destroy(cx), hepa_poly_destroy(o0), hepa_poly_destroy(o1);
+    hepa_ksk_destroy(keyh), hepa_ksk_destroy(keyd);
+    twin_free(s), twin_free(s2);
+    hepa_rng_destroy(gh), hepa_rng_destroy(gd);
+    hepa_ks_destroy(kh), hepa_ks_destroy(kd);
+    pair_clear(&p);
+}
+
+Test(gpu_rns, keyswitch_small) {
+    check_keyswitch(256, 3, 2, 0, 40);   /* one-block NTTs, a short last digit */
+    check_keyswitch(1024, 20, 1, 0, 40); /* 20 digits: the inner product folds past 16 */
+    check_keyswitch(4096, 7, 3, 2, 40);  /* digit size below K */
+}
+
+Test(gpu_rns, keyswitch_issue_shapes) {
+    if (test_quick()) return; /* minutes under compute-sanitizer */
+    check_keyswitch(8192, 9, 4, 0, 40);
+    check_keyswitch(65536, 33, 2, 0, 40); /* 33 = 16·2 + 1: Phantom's crashing split */
+}
+
+/* The CKKS example end to end on the device, within the example's noise bounds. */
+#include "ckks_scheme_checks.h"
+
+Test(gpu_rns, ckks_example) { ckks_scheme_checks(HEPA_BACKEND_CUDA); }
