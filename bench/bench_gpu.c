@@ -855,3 +855,175 @@ int hepa_bench_dft(size_t reps, const char *commit) {
     free(t);
     return 0;
 }
+
+/* ---- --ks: ciphertext multiply, key switching, rescale, rotation (issue 6) ------------------ */
+
+typedef enum {
+    KS_TENSOR, KS_SWITCH, KS_MULRELIN, KS_RESCALE, KS_RESCALE_COEFF, KS_ROTATE,
+    KS_MODUP, KS_INNER, KS_MODDOWN, KS_NOPS
+} ks_op;
+
+typedef struct ks_ctx {
+    const hepa_ks *ks;
+    const hepa_ksk *key;
+    size_t l, n, K, dn;
+    hepa_poly *a0, *a1, *b0, *b1, *d0, *d1, *d2, *k0, *k1, *r0, *r1, *c0c;
+    uint64_t *ext, *t0, *t1, *tmp; /* raw buffers for the three steps */
+} ks_ctx;
+
+static hepa_status ks_run(const ks_ctx *c, ks_op op) {
+    hepa_status s;
+    switch (op) {
+    case KS_TENSOR: return hepa_poly_tensor(c->d0, c->d1, c->d2, c->a0, c->a1, c->b0, c->b1);
+    case KS_SWITCH: return hepa_keyswitch(c->ks, c->k0, c->k1, c->d2, c->key);
+    case KS_MULRELIN: /* what a scheme's multiply + relinearize does */
+        if ((s = hepa_poly_tensor(c->d0, c->d1, c->d2, c->a0, c->a1, c->b0, c->b1)) != HEPA_OK ||
+            (s = hepa_keyswitch(c->ks, c->k0, c->k1, c->d2, c->key)) != HEPA_OK ||
+            (s = hepa_poly_add(c->d0, c->d0, c->k0)) != HEPA_OK)
+            return s;
+        return hepa_poly_add(c->d1, c->d1, c->k1);
+    case KS_RESCALE: /* both polynomials of a ciphertext, NTT domain */
+        if ((s = hepa_poly_rescale(c->r0, c->a0)) != HEPA_OK) return s;
+        return hepa_poly_rescale(c->r1, c->a1);
+    case KS_RESCALE_COEFF:
+        if ((s = hepa_poly_rescale(c->r0, c->c0c)) != HEPA_OK) return s;
+        return hepa_poly_rescale(c->r1, c->c0c);
+    case KS_ROTATE: /* σ_g on both, switch the second, add */
+        if ((s = hepa_poly_automorphism(c->d0, c->a0, 5)) != HEPA_OK ||
+            (s = hepa_poly_automorphism(c->d2, c->a1, 5)) != HEPA_OK ||
+            (s = hepa_keyswitch(c->ks, c->k0, c->d1, c->d2, c->key)) != HEPA_OK)
+            return s;
+        return hepa_poly_add(c->d0, c->d0, c->k0);
+    case KS_MODUP: return _hepa_ks_modup(c->ks, c->l, c->ext, hepa_poly_data(c->d2), c->tmp);
+    case KS_INNER: return _hepa_ks_inner(c->ks, c->l, c->t0, c->t1, c->ext, c->key);
+    case KS_MODDOWN:
+        return _hepa_ks_moddown(c->ks, c->l, hepa_poly_data(c->k0), hepa_poly_data(c->k1), c->t0,
+                                c->t1, c->tmp);
+    default: return HEPA_ERR_INVALID_ARGUMENT;
+    }
+}
+
+/* median / min seconds of reps runs between events on st, after 3 warm-ups */
+static int ks_time(const ks_ctx *c, ks_op op, cudaStream_t st, size_t reps, double *med,
+                   double *mn) {
+    cudaEvent_t *ev = malloc(2 * reps * sizeof *ev);
+    double *t = malloc(reps * sizeof *t);
+    if (!ev || !t) return 1;
+    for (size_t i = 0; i < 2 * reps; ++i) CK(cudaEventCreate(&ev[i]));
+    for (size_t i = 0; i < reps + 3; ++i) {
+        if (i >= 3) CK(cudaEventRecord(ev[2 * (i - 3)], st));
+        HK(ks_run(c, op));
+        if (i >= 3) CK(cudaEventRecord(ev[2 * (i - 3) + 1], st));
+    }
+    CK(cudaStreamSynchronize(st));
+    for (size_t i = 0; i < reps; ++i) {
+        float ms;
+        CK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+        t[i] = ms * 1e-3;
+    }
+    stats(t, reps, med, mn);
+    for (size_t i = 0; i < 2 * reps; ++i) cudaEventDestroy(ev[i]);
+    free(ev), free(t);
+    return 0;
+}
+
+static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {
+    const size_t n = (size_t)1 << logn, M = L + K;
+    uint64_t q[HEPA_RING_MAX_MODULI], big[HEPA_RING_MAX_MODULI];
+    HK(hepa_primes_ntt(big, K + 1, 60, n)); /* q_0 and P: 60 bits; the rest of Q: 40 bits */
+    HK(hepa_primes_ntt(q + 1, L - 1, 40, n));
+    q[0] = big[0];
+    for (size_t k = 0; k < K; ++k) q[L + k] = big[1 + k];
+    hepa_ring *ring;
+    HK(hepa_ring_create(&ring, n, q, M, HEPA_BACKEND_CUDA));
+    cudaStream_t st = (cudaStream_t)hepa_ring_cuda_stream(ring);
+    hepa_ks *ks;
+    HK(hepa_ks_create(&ks, ring, K, 0));
+    uint8_t seed[32] = {6};
+    hepa_rng *rng;
+    HK(hepa_rng_create(&rng, seed));
+    hepa_poly *s, *s2;
+    HK(hepa_poly_create(&s, ring, M));
+    HK(hepa_poly_create(&s2, ring, M));
+    HK(hepa_sample_ternary(rng, s));
+    HK(hepa_poly_to_ntt(s));
+    HK(hepa_poly_mul(s2, s, s));
+    const double tk = now_s();
+    hepa_ksk *key;
+    HK(hepa_ksk_create(&key, ks, s2, s, rng));
+    HK(hepa_ring_sync(ring));
+    const double t_keygen = now_s() - tk;
+    ks_ctx c = {.ks = ks, .key = key, .l = L, .n = n, .K = K, .dn = hepa_ks_num_digits(ks, L)};
+    hepa_poly **polys[] = {&c.a0, &c.a1, &c.b0, &c.b1, &c.d0, &c.d1, &c.d2, &c.k0, &c.k1};
+    for (size_t i = 0; i < sizeof polys / sizeof *polys; ++i) {
+        HK(hepa_poly_create(polys[i], ring, L));
+        HK(hepa_sample_uniform(rng, *polys[i], HEPA_DOMAIN_NTT));
+    }
+    HK(hepa_poly_create(&c.r0, ring, L - 1));
+    HK(hepa_poly_create(&c.r1, ring, L - 1));
+    HK(hepa_poly_create(&c.c0c, ring, L));
+    HK(hepa_sample_uniform(rng, c.c0c, HEPA_DOMAIN_COEFF));
+    const size_t E = L + K, limb = n * sizeof(uint64_t);
+    CK(cudaMalloc((void **)&c.ext, c.dn * E * limb));
+    CK(cudaMalloc((void **)&c.t0, 2 * E * limb));
+    CK(cudaMalloc((void **)&c.tmp, 2 * L * limb));
+    c.t1 = c.t0 + E * n;
+    /* inputs for the raw steps: one ModUp and inner product, so ModDown sees real data */
+    HK(ks_run(&c, KS_MODUP));
+    HK(ks_run(&c, KS_INNER));
+    HK(hepa_ring_sync(ring));
+
+    const double key_b = 2.0 * c.dn * E * limb, ct_b = 2.0 * L * limb;
+    struct { ks_op op; const char *what; double bytes; } rows[] = {
+        {KS_MULRELIN, "multiply + relinearize (tensor, key switch, 2 adds)", 2 * ct_b + key_b + ct_b},
+        {KS_TENSOR, "tensor (a0,a1)x(b0,b1) -> (d0,d1,d2)", 2 * ct_b + 1.5 * ct_b},
+        {KS_SWITCH, "key switch of d2 (ModUp, inner product, ModDown)", 0.5 * ct_b + key_b + ct_b},
+        {KS_MODUP, "  ModUp (INTT, conversion of every digit, NTTs)", 0.5 * ct_b + c.dn * E * limb},
+        {KS_INNER, "  inner product with the key", c.dn * E * limb + key_b + 2.0 * E * limb},
+        {KS_MODDOWN, "  ModDown (INTT of P, conversion, NTT, subtract-scale)", 2.0 * E * limb + ct_b},
+        {KS_RESCALE, "rescale of a ciphertext (NTT domain)", ct_b + 2.0 * (L - 1) * limb},
+        {KS_RESCALE_COEFF, "rescale of a ciphertext (coefficient domain)", ct_b + 2.0 * (L - 1) * limb},
+        {KS_ROTATE, "rotate (2 automorphisms, key switch, add)", ct_b + key_b + ct_b},
+    };
+    printf("\n### N = 2^%zu, Q = %zu primes (60 + 40·%zu bits), P = %zu × 60 bits: dnum = %zu, "
+           "key %.0f MiB (generated in %.1f s)\n\n"
+           "| operation | median µs | min µs | floor µs | × floor |\n|---|---|---|---|---|\n",
+           logn, L, L - 1, K, c.dn, key_b / 1048576.0, t_keygen);
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; ++i) {
+        double med, mn;
+        if (ks_time(&c, rows[i].op, st, reps, &med, &mn)) return 1;
+        const double floor_s = rows[i].bytes / (bw * 1e9);
+        printf("| %s | %.1f | %.1f | %.1f | %.2f |\n", rows[i].what, med * 1e6, mn * 1e6,
+               floor_s * 1e6, med / floor_s);
+    }
+    fflush(stdout);
+    cudaFree(c.ext), cudaFree(c.t0), cudaFree(c.tmp);
+    for (size_t i = 0; i < sizeof polys / sizeof *polys; ++i) hepa_poly_destroy(*polys[i]);
+    hepa_poly_destroy(c.r0), hepa_poly_destroy(c.r1), hepa_poly_destroy(c.c0c);
+    hepa_poly_destroy(s), hepa_poly_destroy(s2);
+    hepa_ksk_destroy(key);
+    hepa_rng_destroy(rng);
+    hepa_ks_destroy(ks);
+    hepa_ring_destroy(ring);
+    return 0;
+}
+
+int hepa_bench_ks(size_t reps, const char *commit) {
+    struct cudaDeviceProp prop;
+    double bw;
+    if (bp_prologue("--ks", &commit, &prop, &bw)) return 1;
+    printf("# hepa-bench ciphertext multiply, key switching, rescale, rotation\n\nGPU: %s, commit %s\n"
+           "device-to-device copy: %.0f GB/s (read + write)\n\n"
+           "Everything on the device, NTT domain, level = all of Q. CUDA events around each call on "
+           "the ring's stream, median of %zu after 3 warm-ups. Floor: the bytes that must move "
+           "(ciphertexts and keys read once, results written once; for the steps, their own inputs "
+           "and outputs) at the copy bandwidth. Key switching allocates its scratch from the "
+           "stream-ordered pool inside the timed call. Rotation is timed with the relinearization "
+           "key (same shape and cost as a rotation key).\n",
+           prop.name, commit, bw, reps);
+    static const size_t sets[][3] = {{16, 33, 1}, {16, 33, 3}, {16, 33, 2}, {16, 33, 4},
+                                     {15, 17, 1}, {17, 61, 1}};
+    for (size_t i = 0; i < sizeof sets / sizeof *sets; ++i)
+        if (ks_set(sets[i][0], sets[i][1], sets[i][2], reps, bw)) return 1;
+    return 0;
+}

@@ -22,4 +22,8 @@ int hepa_bench_ckks(size_t reps, const char *commit);
  * the matching precision in the same run (when hepa-bench was built with cuFFT), and both
  * libraries' errors at n = 2^15. CUDA events, median of `reps`. Markdown. */
 int hepa_bench_dft(size_t reps, const char *commit);
+/* Ciphertext building blocks at issue 6's parameter sets (N, Q primes, P primes): multiply +
+ * relinearize, tensor, key switch and its three steps, rescale, rotation; CUDA events, median of
+ * `reps`, each against its byte floor. Markdown. */
+int hepa_bench_ks(size_t reps, const char *commit);
 #endif

@@ -52,6 +52,7 @@ typedef struct {
     int bp_compare;                 /* --bp-compare */
     int ckks;                       /* --ckks */
     int dft;                        /* --dft */
+    int ks;                         /* --ks */
     int n_set, limbs_set, bits_set; /* given on the command line */
 } bench_options;
 
@@ -91,6 +92,8 @@ static void usage(FILE *f) {
             "                     34 limbs, scale 2^40\n"
             "  --dft              CUDA builds: DFT plans in every precision mode for\n"
             "                     n = 2^10..2^16 next to cuFFT, and both errors at 2^15\n"
+            "  --ks               CUDA builds: multiply + relinearize, key switching, rescale\n"
+            "                     and rotation at issue 6's parameter sets, against byte floors\n"
             "  --help             print this message\n"
             "\n"
             "Issue targets: %s --n 65536 --limbs 1 --bits 60 shows the forward NTT of one\n"
@@ -152,6 +155,10 @@ static int parse_args(int argc, char **argv, bench_options *o) {
         }
         if (!strcmp(arg, "--ckks")) {
             o->ckks = 1;
+            continue;
+        }
+        if (!strcmp(arg, "--ks")) {
+            o->ks = 1;
             continue;
         }
         if (!strcmp(arg, "--dft")) {
@@ -981,15 +988,16 @@ int main(int argc, char **argv) {
     if (rc >= 0) return rc;
     rc = 0;
     if (o.gpu_suite) return run_gpu_suite(&o, 0);
-    if (o.bp_suite || o.bp_compare || o.ckks || o.dft) {
+    if (o.bp_suite || o.bp_compare || o.ckks || o.dft || o.ks) {
 #ifdef HEPA_BENCH_HAVE_GPU_SUITE
+        if (o.ks) return hepa_bench_ks(o.reps ? o.reps : 30, HEPA_GIT_COMMIT) ? 1 : 0;
         if (o.dft) return hepa_bench_dft(o.reps ? o.reps : 20, HEPA_GIT_COMMIT) ? 1 : 0;
         if (o.ckks) return hepa_bench_ckks(o.reps ? o.reps : 30, HEPA_GIT_COMMIT) ? 1 : 0;
         if (o.bp_compare)
             return hepa_bench_bp_compare(o.reps ? o.reps : 20, o.json, HEPA_GIT_COMMIT) ? 1 : 0;
         return hepa_bench_bp_suite(o.reps ? o.reps : 30, o.json, HEPA_GIT_COMMIT) ? 1 : 0;
 #else
-        fprintf(stderr, "%s: --bp-suite, --bp-compare, --ckks and --dft need a build with the CUDA backend\n",
+        fprintf(stderr, "%s: --bp-suite, --bp-compare, --ckks, --dft and --ks need a build with the CUDA backend\n",
                 prog);
         return 1;
 #endif

@@ -58,5 +58,6 @@ if has bench; then
     cat "$out/bench.log"
     run bench-dft "$build"/bench/hepa-bench --dft      # DFT plans next to cuFFT
     run bench-ckks "$build"/bench/hepa-bench --ckks    # CKKS encode / decode latency
+    run bench-ks "$build"/bench/hepa-bench --ks        # multiply + relinearize, rescale, rotation
 fi
 exit $status
