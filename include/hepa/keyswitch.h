@@ -71,7 +71,9 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_k
                                                      const hepa_poly *s_to, hepa_rng *rng);
 HEPA_API void hepa_ksk_destroy(hepa_ksk *key);
 /* The key's words: digit j's b at + (2·j)·(L+K)·n, its a at + (2·j+1)·(L+K)·n, limb i of each
- * at + i·n in the ring's modulus order (read-only; in the ring backend's memory). */
+ * at + i·n in the ring's modulus order (read-only; in the ring backend's memory). On the CUDA
+ * backend the key is written on the ring's stream: order other streams after it (hepa_ring_sync
+ * or an event) before reading it there. */
 HEPA_API const uint64_t *hepa_ksk_data(const hepa_ksk *key);
 
 /* (out0, out1) = key switch of c under key (see above). c at level l in [1, L], NTT domain;

@@ -193,6 +193,7 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
     T_OK(hepa_ksk_create(&keyd, kd, s2.d, s.d, gd));
     const size_t kw = hepa_ks_num_digits(kh, L) * 2 * M * n;
     uint64_t *kk = test_alloc(kw);
+    T_OK(hepa_ring_sync(p.gpu)); /* the key is written on the ring's (non-blocking) stream */
     cr_assert_eq(cudaMemcpy(kk, hepa_ksk_data(keyd), kw * 8, cudaMemcpyDeviceToHost), cudaSuccess);
     T_ARRAY_EQ(kk, hepa_ksk_data(keyh), kw, "switching key words");
     free(kk);
