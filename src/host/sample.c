@@ -154,7 +154,10 @@ static void spread_signed(const hepa_poly *p, const int64_t *c, uint64_t *buf) {
     }
 }
 
-hepa_status hepa_sample_ternary(hepa_rng *g, hepa_poly *p) {
+/* Signed samples: coefficient j = draw(g, ctx), spread into every limb, wiped afterwards. */
+typedef int64_t (*draw_fn)(hepa_rng *g, const void *ctx);
+
+static hepa_status sample_signed(hepa_rng *g, hepa_poly *p, draw_fn draw, const void *ctx) {
     uint64_t *buf;
     hepa_status s = alloc_buf(g, p, &buf);
     if (s != HEPA_OK) return s;
@@ -164,50 +167,54 @@ hepa_status hepa_sample_ternary(hepa_rng *g, hepa_poly *p) {
         free(buf);
         return HEPA_ERR_OUT_OF_MEMORY;
     }
-    for (size_t j = 0; j < n; ++j) {
-        uint8_t b;
-        do rng_fill(g, &b, 1);
-        while (b >= 255); /* 255 = 3·85: b mod 3 is then uniform */
-        c[j] = (int64_t)(b % 3) - 1;
-    }
+    for (size_t j = 0; j < n; ++j) c[j] = draw(g, ctx);
     spread_signed(p, c, buf);
-    memset(c, 0, n * sizeof *c);
+    volatile int64_t *v = c;
+    for (size_t j = 0; j < n; ++j) v[j] = 0;
     free(c);
     return finish(p, buf, HEPA_DOMAIN_COEFF);
 }
 
+static int64_t draw_ternary(hepa_rng *g, const void *ctx) {
+    (void)ctx;
+    uint8_t b;
+    do rng_fill(g, &b, 1);
+    while (b >= 255); /* 255 = 3·85: b mod 3 is then uniform */
+    return (int64_t)(b % 3) - 1;
+}
+
+hepa_status hepa_sample_ternary(hepa_rng *g, hepa_poly *p) {
+    return sample_signed(g, p, draw_ternary, NULL);
+}
+
+/* Cumulative table over k = -B .. B: T[m] = floor(2^64 · P(X <= -B + m)) for m < 2B, in long
+ * double (64-bit mantissa). A sample is -B + #{m : u >= T[m]} for a uniform 64-bit u, counted
+ * over the whole table (no early exit). */
+typedef struct cdt {
+    int B;
+    uint64_t T[2 * 96];
+} cdt;
+
+static int64_t draw_gaussian(hepa_rng *g, const void *ctx) {
+    const cdt *t = ctx;
+    const uint64_t u = rng_u64(g);
+    int64_t k = -t->B;
+    for (int m = 0; m < 2 * t->B; ++m) k += (int64_t)(u >= t->T[m]);
+    return k;
+}
+
 hepa_status hepa_sample_gaussian(hepa_rng *g, hepa_poly *p, double sigma) {
     if (!(sigma > 0 && sigma <= 16)) return HEPA_ERR_INVALID_ARGUMENT;
-    uint64_t *buf;
-    hepa_status s = alloc_buf(g, p, &buf);
-    if (s != HEPA_OK) return s;
-    /* Cumulative table over k = -B .. B: T[m] = floor(2^64 · P(X <= -B + m)) for m < 2B, in
-     * long double (64-bit mantissa). A sample is -B + #{m : u >= T[m]} for a uniform 64-bit u,
-     * counted over the whole table (no early exit). */
-    const int B = (int)ceil(6 * sigma);
-    uint64_t T[2 * 96];
+    cdt t;
+    t.B = (int)ceil(6 * sigma);
     long double w[2 * 96 + 1], total = 0;
-    for (int k = -B; k <= B; ++k) total += w[k + B] = expl(-(long double)k * k / (2.0L * sigma * sigma));
+    for (int k = -t.B; k <= t.B; ++k)
+        total += w[k + t.B] = expl(-(long double)k * k / (2.0L * sigma * sigma));
     long double acc = 0;
-    for (int m = 0; m < 2 * B; ++m) {
+    for (int m = 0; m < 2 * t.B; ++m) {
         acc += w[m];
-        const long double t = ldexpl(acc / total, 64);
-        T[m] = t >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)t;
+        const long double x = ldexpl(acc / total, 64);
+        t.T[m] = x >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)x;
     }
-    const size_t n = p->ring->n;
-    int64_t *c = malloc(n * sizeof *c);
-    if (!c) {
-        free(buf);
-        return HEPA_ERR_OUT_OF_MEMORY;
-    }
-    for (size_t j = 0; j < n; ++j) {
-        const uint64_t u = rng_u64(g);
-        int64_t k = -B;
-        for (int m = 0; m < 2 * B; ++m) k += (int64_t)(u >= T[m]);
-        c[j] = k;
-    }
-    spread_signed(p, c, buf);
-    memset(c, 0, n * sizeof *c);
-    free(c);
-    return finish(p, buf, HEPA_DOMAIN_COEFF);
+    return sample_signed(g, p, draw_gaussian, &t);
 }
