@@ -311,23 +311,25 @@ static hepa_status bp_run(const bp_ctx *c) {
     return HEPA_ERR_INVALID_ARGUMENT;
 }
 
-/* Median and minimum (seconds) of `reps` calls on stream st, each between its own pair of
- * events, after 4 untimed warm-up calls. For CMP_NTT every other call (the inverse) is untimed. */
-static int bp_time(const bp_ctx *c, cudaStream_t st, size_t reps, double *med, double *mn) {
+/* Median and minimum (seconds) of `reps` calls of step(ctx) on stream st, each between its own
+ * pair of events, after `warm` untimed calls. With is_timed, only the calls for which it returns
+ * nonzero (asked before the call) are timed; the others run untimed in between. */
+typedef hepa_status (*event_step)(const void *ctx);
+static int event_time(cudaStream_t st, size_t reps, size_t warm, event_step step,
+                      int (*is_timed)(const void *ctx), const void *ctx, double *med, double *mn) {
     cudaEvent_t *ev = malloc(2 * reps * sizeof *ev);
     double *t = malloc(reps * sizeof *t);
     if (!ev || !t) return 1;
     for (size_t i = 0; i < 2 * reps; ++i) CK(cudaEventCreate(&ev[i]));
-    size_t got = 0, warm = 4;
+    size_t got = 0;
     while (got < reps) {
-        const int fwd = c->op != CMP_NTT || hepa_poly_domain(c->poly) == HEPA_DOMAIN_COEFF;
-        const int timed = !warm && fwd;
+        const int timed = !warm && (!is_timed || is_timed(ctx));
         if (timed) CK(cudaEventRecord(ev[2 * got], st));
-        HK(bp_run(c));
+        HK(step(ctx));
         if (timed) CK(cudaEventRecord(ev[2 * got++ + 1], st));
         if (warm) --warm;
     }
-    CK(cudaDeviceSynchronize());
+    CK(cudaStreamSynchronize(st));
     for (size_t i = 0; i < reps; ++i) {
         float ms;
         CK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
@@ -338,6 +340,18 @@ static int bp_time(const bp_ctx *c, cudaStream_t st, size_t reps, double *med, d
     free(ev);
     free(t);
     return 0;
+}
+
+static hepa_status bp_step(const void *c) { return bp_run((const bp_ctx *)c); }
+/* CMP_NTT alternates forward and inverse calls; only the forward ones are timed */
+static int bp_is_timed(const void *p) {
+    const bp_ctx *c = p;
+    return c->op != CMP_NTT || hepa_poly_domain(c->poly) == HEPA_DOMAIN_COEFF;
+}
+
+/* bp_run timed by event_time after 4 warm-up calls. */
+static int bp_time(const bp_ctx *c, cudaStream_t st, size_t reps, double *med, double *mn) {
+    return event_time(st, reps, 4, bp_step, bp_is_timed, c, med, mn);
 }
 
 /* The common start of the big-prime suites: a usable GPU, the commit to print (HEPA_COMMIT
@@ -903,28 +917,21 @@ static hepa_status ks_run(const ks_ctx *c, ks_op op) {
     }
 }
 
+typedef struct ks_call {
+    const ks_ctx *c;
+    ks_op op;
+} ks_call;
+
+static hepa_status ks_step(const void *p) {
+    const ks_call *k = p;
+    return ks_run(k->c, k->op);
+}
+
 /* median / min seconds of reps runs between events on st, after 3 warm-ups */
 static int ks_time(const ks_ctx *c, ks_op op, cudaStream_t st, size_t reps, double *med,
                    double *mn) {
-    cudaEvent_t *ev = malloc(2 * reps * sizeof *ev);
-    double *t = malloc(reps * sizeof *t);
-    if (!ev || !t) return 1;
-    for (size_t i = 0; i < 2 * reps; ++i) CK(cudaEventCreate(&ev[i]));
-    for (size_t i = 0; i < reps + 3; ++i) {
-        if (i >= 3) CK(cudaEventRecord(ev[2 * (i - 3)], st));
-        HK(ks_run(c, op));
-        if (i >= 3) CK(cudaEventRecord(ev[2 * (i - 3) + 1], st));
-    }
-    CK(cudaStreamSynchronize(st));
-    for (size_t i = 0; i < reps; ++i) {
-        float ms;
-        CK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
-        t[i] = ms * 1e-3;
-    }
-    stats(t, reps, med, mn);
-    for (size_t i = 0; i < 2 * reps; ++i) cudaEventDestroy(ev[i]);
-    free(ev), free(t);
-    return 0;
+    const ks_call k = {c, op};
+    return event_time(st, reps, 3, ks_step, NULL, &k, med, mn);
 }
 
 static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {

@@ -14,15 +14,6 @@
 #include "hepa/rns.h"
 #include "hepa/sample.h"
 
-/* Moduli for a key-switching ring: q_0 of 60 bits, L-1 of `bits`, then K of 60 bits. */
-static void ks_moduli(uint64_t *q, size_t n, size_t L, size_t K, unsigned bits) {
-    uint64_t big[HEPA_RING_MAX_MODULI];
-    cr_assert_eq(test_primes_1mod_desc(big, K + 1, 60, 2 * (uint64_t)n), K + 1);
-    cr_assert_eq(test_primes_1mod_desc(q + 1, L - 1, bits, 2 * (uint64_t)n), L - 1);
-    q[0] = big[0];
-    for (size_t k = 0; k < K; ++k) q[L + k] = big[1 + k];
-}
-
 static hepa_ring *ring_of(size_t n, const uint64_t *q, size_t M) {
     hepa_ring *r = NULL;
     T_OK(hepa_ring_create(&r, n, q, M, HEPA_BACKEND_CPU));
@@ -101,7 +92,7 @@ static int64_t signed_coeff(const hepa_ring *r, const uint64_t *h, size_t l, siz
 Test(rng, sampler_statistics) {
     const size_t n = 4096, L = 3;
     uint64_t q[3];
-    ks_moduli(q, n, 2, 1, 50);
+    test_ks_moduli(q, n, 2, 1, 50);
     hepa_ring *r = ring_of(n, q, L);
     hepa_poly *p = poly_of(r, L);
     hepa_rng *g = NULL;
@@ -265,7 +256,7 @@ Test(rns, tensor_vs_products) {
     test_rng_init(&t);
     const size_t n = 256, L = 3;
     uint64_t q[3];
-    ks_moduli(q, n, 2, 1, 45);
+    test_ks_moduli(q, n, 2, 1, 45);
     hepa_ring *r = ring_of(n, q, L);
     hepa_poly *a0 = poly_of(r, L), *a1 = poly_of(r, L), *b0 = poly_of(r, L), *b1 = poly_of(r, L);
     hepa_poly *d[3] = {poly_of(r, L), poly_of(r, L), poly_of(r, L)};
@@ -308,7 +299,7 @@ Test(rns, rescale_vs_gmp) {
     test_rng_init(&t);
     const size_t n = 64, L = 5;
     uint64_t q[5];
-    ks_moduli(q, n, 5, 0, 50);
+    test_ks_moduli(q, n, 5, 0, 50);
     hepa_ring *r = ring_of(n, q, L);
     test_crt c;
     for (size_t l = 2; l <= L; ++l) {
@@ -371,7 +362,7 @@ Test(rns, automorphism_definition) {
     test_rng_init(&t);
     const size_t n = 128, L = 2;
     uint64_t q[2];
-    ks_moduli(q, n, 2, 0, 50);
+    test_ks_moduli(q, n, 2, 0, 50);
     hepa_ring *r = ring_of(n, q, L);
     hepa_poly *a = poly_of(r, L), *o = poly_of(r, L), *an = poly_of(r, L);
     const uint64_t gs[] = {1, 3, 5, 25, 5 * 5 * 5 * 5 * 5 % 256, 2 * 128 - 1, 2 * 128 + 5, 77};
@@ -434,7 +425,7 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
     test_rng t;
     test_rng_init(&t);
     uint64_t q[HEPA_RING_MAX_MODULI];
-    ks_moduli(q, n, L, K, bits);
+    test_ks_moduli(q, n, L, K, bits);
     const size_t M = L + K;
     hepa_ring *r = ring_of(n, q, M);
     hepa_ks *ks = NULL;
@@ -509,7 +500,7 @@ Test(keyswitch, noise_bound_other_digit_sizes) {
 Test(keyswitch, bad_input) {
     const size_t n = 256, L = 3, K = 2, M = 5;
     uint64_t q[5];
-    ks_moduli(q, n, L, K, 40);
+    test_ks_moduli(q, n, L, K, 40);
     hepa_ring *r = ring_of(n, q, M), *r2 = ring_of(n, q, M);
     hepa_ks *ks = NULL, *ks2 = NULL;
     T_STATUS(hepa_ks_create(&ks, r, 0, 0), HEPA_ERR_INVALID_ARGUMENT);

@@ -396,3 +396,12 @@ void test_mpz_array_free(mpz_t *z, size_t n) {
     for (size_t j = 0; j < n; ++j) mpz_clear(z[j]);
     free(z);
 }
+
+void test_ks_moduli(uint64_t *q, size_t n, size_t L, size_t K, unsigned bits) {
+    uint64_t big[64] = {0};
+    cr_assert(K + 1 <= 64);
+    cr_assert_eq(test_primes_1mod_desc(big, K + 1, 60, 2 * (uint64_t)n), K + 1);
+    if (L > 1) cr_assert_eq(test_primes_1mod_desc(q + 1, L - 1, bits, 2 * (uint64_t)n), L - 1);
+    q[0] = big[0];
+    for (size_t k = 0; k < K; ++k) q[L + k] = big[1 + k];
+}

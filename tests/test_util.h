@@ -102,6 +102,10 @@ uint64_t test_next_prime_1mod(uint64_t start, uint64_t m);
 /* The `count` largest primes with exactly `bits` bits that are ≡ 1 (mod m), by scanning down
  * with GMP; returns how many were found (fewer when the range runs out). */
 size_t test_primes_1mod_desc(uint64_t *out, size_t count, unsigned bits, uint64_t m);
+/* Moduli of a key-switching ring of degree n (the shape of issue 6's parameter sets): q[0] of 60
+ * bits, q[1 .. L) of `bits` bits, then K special primes q[L .. L+K) of 60 bits, all distinct and
+ * ≡ 1 (mod 2n). */
+void test_ks_moduli(uint64_t *q, size_t n, size_t L, size_t K, unsigned bits);
 
 /* ---- negacyclic products ground truth ------------------------------------------------------ */
 

@@ -573,7 +573,8 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
 
 // The whole transform: out = NTT(in) (or INTT(in ⊙ in2) when FUSED); with out_b (forward
 // only), also out_b = NTT(in_b) in the same launches. With a map (in place, not FUSED, no
-// out_b), `level` entries of the map name the limbs and their moduli.
+// out_b), `level` entries of the map name the limbs and their moduli (same data limb in `in`
+// and `out`).
 template <bool INV, bool FUSED>
 cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
                     const uint64_t *in2, uint64_t *out_b = nullptr,
@@ -688,13 +689,13 @@ extern "C" hepa_status _hepa_dev_ntt_forward2(const hepa_ring *ring, size_t leve
                             "NTT forward (pair)");
 }
 
-extern "C" hepa_status _hepa_dev_ntt_map(const hepa_ring *ring, int inverse, uint64_t *data,
-                                         const uint32_t *map, size_t count) {
+extern "C" hepa_status _hepa_dev_ntt_map(const hepa_ring *ring, int inverse, uint64_t *out,
+                                         const uint64_t *in, const uint32_t *map, size_t count) {
     if (count == 0) return HEPA_OK;
-    const cudaError_t e = inverse ? run_ntt<true, false>(ring, count, data, data, nullptr, nullptr,
+    const cudaError_t e = inverse ? run_ntt<true, false>(ring, count, out, in, nullptr, nullptr,
                                                          nullptr, map)
-                                  : run_ntt<false, false>(ring, count, data, data, nullptr,
-                                                          nullptr, nullptr, map);
+                                  : run_ntt<false, false>(ring, count, out, in, nullptr, nullptr,
+                                                          nullptr, map);
     return _hepa_dev_status(e, "NTT (mapped limbs)");
 }
 

@@ -77,18 +77,6 @@ void _hepa_host_automorphism(const hepa_ring *ring, size_t level, uint64_t *out,
  * companions, qmod[i] = q_(level-1) mod q_i, for i < level - 1. */
 void _hepa_rescale_consts(const hepa_ring *ring, size_t level, uint64_t *inv, uint64_t *inv_sh,
                           uint64_t *qmod);
-/* The NTT-domain index k' that σ_g reads for output index k (log_n bits). */
-static inline size_t _hepa_auto_ntt_src(size_t k, uint64_t g, unsigned log_n) {
-    size_t r = 0;
-    for (unsigned b = 0; b < log_n; ++b) r |= ((k >> b) & 1) << (log_n - 1 - b);
-    const uint64_t two_n = (uint64_t)2 << log_n;
-    const uint64_t e = ((2 * (uint64_t)r + 1) * g) & (two_n - 1);
-    const size_t r2 = (size_t)((e - 1) >> 1);
-    size_t k2 = 0;
-    for (unsigned b = 0; b < log_n; ++b) k2 |= ((r2 >> b) & 1) << (log_n - 1 - b);
-    return k2;
-}
-
 /* Device raw tier (rns_cuda.cu; device pointers; enqueued on the ring's stream). */
 hepa_status _hepa_dev_tensor(const hepa_ring *ring, size_t level, uint64_t *d0, uint64_t *d1,
                              uint64_t *d2, const uint64_t *a0, const uint64_t *a1,
@@ -113,10 +101,11 @@ typedef struct hepa_conv_job {
  * largest ns among the jobs (sizes the shared memory). */
 hepa_status _hepa_dev_conv(const hepa_ring *ring, const hepa_conv_job *jobs, size_t njobs,
                            size_t max_ns, int exact);
-/* In-place NTT of `count` limbs chosen by a device map: entry m = (data limb << 8) | modulus
- * index; limb data at data + (m >> 8)·n, transformed with modulus (m & 0xff). */
-hepa_status _hepa_dev_ntt_map(const hepa_ring *ring, int inverse, uint64_t *data,
-                              const uint32_t *map, size_t count);
+/* NTT of `count` limbs chosen by a device map: entry m = (data limb << 8) | modulus index; limb
+ * in + (m >> 8)·n is transformed with modulus (m & 0xff) into out + (m >> 8)·n. out may equal in
+ * (in place) but must not partially overlap it. */
+hepa_status _hepa_dev_ntt_map(const hepa_ring *ring, int inverse, uint64_t *out,
+                              const uint64_t *in, const uint32_t *map, size_t count);
 /* Key-switch inner product: t0/t1 limb e (E = level + K limbs) = Σ_j ext[j·E + e] ⊙ key limb of
  * modulus mod(e) (e < level: e; else L + e - level) of digit j's b / a. */
 hepa_status _hepa_dev_ks_inner(const hepa_ring *ring, size_t level, size_t K, size_t dnum,

@@ -20,6 +20,7 @@ struct hepa_ks {
     uint64_t *tabs;   /* host tables, tabs_words */
     uint32_t *maps;   /* host maps, maps_len */
     size_t tabs_words, maps_len, dmax;
+    uint64_t pmod[HEPA_RING_MAX_MODULI]; /* P mod q_i (the gadget's factor in the keys) */
     uint64_t pinv[HEPA_RING_MAX_MODULI], pinv_sh[HEPA_RING_MAX_MODULI]; /* P^(-1) mod q_i */
     uint64_t *dtabs;  /* device copies (CUDA backend) */
     uint32_t *dmaps;
@@ -118,6 +119,7 @@ hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring, size_t num_spec
         uint64_t p = 1;
         for (size_t k = 0; k < num_special; ++k)
             p = hepa_mod_mul(p, hepa_mod_reduce64(ring->moduli[L + k], m), m);
+        ks->pmod[i] = p;
         ks->pinv[i] = hepa_mod_inv(p, m->value);
         ks->pinv_sh[i] = hepa_shoup_precompute(ks->pinv[i], m->value);
     }
@@ -192,16 +194,7 @@ hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *
     /* P mod q_i on the primes of digit j, 0 on every other limb (P ≡ 0 mod each p_k) */
     uint64_t scal[HEPA_RING_MAX_MODULI];
     for (size_t j = 0; s == HEPA_OK && j < key->dnum; ++j) {
-        for (size_t i = 0; i < M; ++i) {
-            scal[i] = 0;
-            if (i < ks->L && i / ks->alpha == j) {
-                const hepa_modulus *m = &r->mods[i];
-                uint64_t p = 1;
-                for (size_t k = 0; k < ks->K; ++k)
-                    p = hepa_mod_mul(p, hepa_mod_reduce64(r->moduli[ks->L + k], m), m);
-                scal[i] = p;
-            }
-        }
+        for (size_t i = 0; i < M; ++i) scal[i] = i < ks->L && i / ks->alpha == j ? ks->pmod[i] : 0;
         if ((s = hepa_sample_uniform(rng, a, HEPA_DOMAIN_NTT)) != HEPA_OK ||
             (s = hepa_sample_gaussian(rng, b, HEPA_SIGMA_DEFAULT)) != HEPA_OK ||
             (s = hepa_poly_to_ntt(b)) != HEPA_OK ||           /* b = e */
@@ -241,7 +234,7 @@ hepa_status _hepa_ks_modup(const hepa_ks *ks, size_t l, uint64_t *ext, const uin
         }
         s = _hepa_dev_conv(r, jobs, dn, a, 1);
         if (s != HEPA_OK) return s;
-        return _hepa_dev_ntt_map(r, 0, ext, ks->dmaps + ks->up_map[l], ks->up_map_len[l]);
+        return _hepa_dev_ntt_map(r, 0, ext, ext, ks->dmaps + ks->up_map[l], ks->up_map_len[l]);
     }
     memcpy(tmp, c, l * n * sizeof *tmp);
     _hepa_host_ntt_inverse(r, l, tmp);
@@ -285,8 +278,8 @@ hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64
     if (on_device(r)) {
         const uint32_t *pm = ks->dmaps + ks->p_map[l];
         hepa_status s;
-        if ((s = _hepa_dev_ntt_map(r, 1, t0, pm, K)) != HEPA_OK ||
-            (s = _hepa_dev_ntt_map(r, 1, t1, pm, K)) != HEPA_OK)
+        if ((s = _hepa_dev_ntt_map(r, 1, t0, t0, pm, K)) != HEPA_OK ||
+            (s = _hepa_dev_ntt_map(r, 1, t1, t1, pm, K)) != HEPA_OK)
             return s;
         const uint64_t *tab = ks->dtabs + ks->down_tab[l];
         const hepa_conv_job jobs[2] = {{tab, t0 + l * n, tmp, NULL, 0},

@@ -99,7 +99,7 @@ __global__ void sub_scale_kernel(uint64_t *out0, const uint64_t *a0, const uint6
 
 // σ_g: one thread per output word. Coefficient domain: output e gathers from j = e·g^(-1)
 // (mod 2n) with the sign of whether j·g wraps past n an odd number of times; NTT domain: the
-// permutation of _hepa_auto_ntt_src, computed with __brev.
+// permutation of auto_ntt_src in rns_ops.c, computed with __brev.
 template <bool NTT>
 __global__ void automorphism_kernel(uint64_t *out, const uint64_t *a,
                                     const hepa_dev_limb *__restrict__ limbs, int logn,
@@ -219,8 +219,7 @@ extern "C" hepa_status _hepa_dev_rescale(const hepa_ring *ring, size_t level, ui
     if (ntt) {
         // tmp limb 0: the last limb in the coefficient domain (map: data limb 0, modulus l-1);
         // limbs 1 .. l-1: the corrections, forward-transformed, then subtracted and scaled.
-        if ((s = _hepa_dev_copy(ring, tmp, last, n * sizeof *tmp, 2)) != HEPA_OK ||
-            (s = _hepa_dev_ntt_map(ring, 1, tmp, ring->dev->idmap + level - 1, 1)) != HEPA_OK)
+        if ((s = _hepa_dev_ntt_map(ring, 1, tmp, last, ring->dev->idmap + level - 1, 1)) != HEPA_OK)
             return s;
         rescale_kernel<<<blocks_for(pairs), kThreads, 0, st>>>(
             nullptr, nullptr, tmp, tmp + n, ring->dev->limbs, logn, pairs, half, k);

@@ -23,9 +23,9 @@ hepa_status _hepa_dev_conv(const hepa_ring *ring, const hepa_conv_job *jobs, siz
     (void)ring, (void)jobs, (void)njobs, (void)max_ns, (void)exact;
     return HEPA_ERR_NO_DEVICE;
 }
-hepa_status _hepa_dev_ntt_map(const hepa_ring *ring, int inverse, uint64_t *data,
-                              const uint32_t *map, size_t count) {
-    (void)ring, (void)inverse, (void)data, (void)map, (void)count;
+hepa_status _hepa_dev_ntt_map(const hepa_ring *ring, int inverse, uint64_t *out,
+                              const uint64_t *in, const uint32_t *map, size_t count) {
+    (void)ring, (void)inverse, (void)out, (void)in, (void)map, (void)count;
     return HEPA_ERR_NO_DEVICE;
 }
 hepa_status _hepa_dev_ks_inner(const hepa_ring *ring, size_t level, size_t K, size_t dnum,

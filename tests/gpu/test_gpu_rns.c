@@ -21,12 +21,8 @@ typedef struct pair {
 
 /* q_0 of 60 bits, L-1 of `bits`, K of 60 bits (the shape of the parameter sets). */
 static void pair_init(pair *p, size_t n, size_t L, size_t K, unsigned bits) {
-    uint64_t big[HEPA_RING_MAX_MODULI];
     p->n = n, p->M = L + K;
-    cr_assert_eq(test_primes_1mod_desc(big, K + 1, 60, 2 * (uint64_t)n), K + 1);
-    cr_assert_eq(test_primes_1mod_desc(p->q + 1, L - 1, bits, 2 * (uint64_t)n), L - 1);
-    p->q[0] = big[0];
-    for (size_t k = 0; k < K; ++k) p->q[L + k] = big[1 + k];
+    test_ks_moduli(p->q, n, L, K, bits);
     T_OK(hepa_ring_create(&p->cpu, n, p->q, p->M, HEPA_BACKEND_CPU));
     T_OK(hepa_ring_create(&p->gpu, n, p->q, p->M, HEPA_BACKEND_CUDA));
 }
