@@ -272,6 +272,8 @@ int hepa_bench_gpu_suite(const size_t *ns, size_t n_count, const size_t *Ls, siz
 enum bp_op {
     BP_FFT_FWD,  /* one-shot hepa_bp_dev_fft, forward, in place on dx */
     BP_FFT_INV,  /* the same, inverse */
+    BP_PLAN_FWD, /* plan (tables built beforehand): forward FFT dy = FFT(dx) */
+    BP_PLAN_INV, /* the same, inverse */
     BP_EW_MUL,   /* dx = dx ⊙ dy */
     BP_EW_ADD,   /* dx = dx + dy */
     BP_EW_SUB,   /* dx = dx - dy */
@@ -296,6 +298,8 @@ static hepa_status bp_run(const bp_ctx *c) {
     switch (c->op) {
     case BP_FFT_FWD: return hepa_bp_dev_fft(c->f, c->dx, c->N, 0, NULL);
     case BP_FFT_INV: return hepa_bp_dev_fft(c->f, c->dx, c->N, 1, NULL);
+    case BP_PLAN_FWD: return hepa_bp_dev_plan_fft(c->plan, c->dy, c->dx, 0, NULL);
+    case BP_PLAN_INV: return hepa_bp_dev_plan_fft(c->plan, c->dy, c->dx, 1, NULL);
     case BP_EW_MUL: return hepa_bp_dev_mul(c->f, c->dx, c->dx, c->dy, c->N, NULL);
     case BP_EW_ADD: return hepa_bp_dev_add(c->f, c->dx, c->dx, c->dy, c->N, NULL);
     case BP_EW_SUB: return hepa_bp_dev_sub(c->f, c->dx, c->dx, c->dy, c->N, NULL);
@@ -384,14 +388,16 @@ int hepa_bench_bp_suite(size_t reps, int json, const char *commit) {
                prop.name, commit, bw);
     static const hepa_bp_prime fields[2] = {HEPA_BP_P3, HEPA_BP_P4};
     static const char *names[2] = {"P3", "P4"};
-    enum { NOPS = 7 };
-    static const char *ops[NOPS] = {"forward FFT",      "inverse FFT",     "element-wise mul",
-                                    "element-wise add", "element-wise sub", "element-wise neg",
-                                    "element-wise x r^5"};
-    static const enum bp_op bop[NOPS] = {BP_FFT_FWD, BP_FFT_INV, BP_EW_MUL, BP_EW_ADD,
-                                         BP_EW_SUB,  BP_EW_NEG,  BP_EW_RPOW};
+    enum { NOPS = 9, NFFT = 4 }; /* the first NFFT ops are transforms, timed from N = 2^10 */
+    static const char *ops[NOPS] = {"forward FFT (plan)", "inverse FFT (plan)",
+                                    "forward FFT (one-shot)", "inverse FFT (one-shot)",
+                                    "element-wise mul", "element-wise add", "element-wise sub",
+                                    "element-wise neg", "element-wise x r^5"};
+    static const enum bp_op bop[NOPS] = {BP_PLAN_FWD, BP_PLAN_INV, BP_FFT_FWD, BP_FFT_INV,
+                                         BP_EW_MUL,   BP_EW_ADD,   BP_EW_SUB,  BP_EW_NEG,
+                                         BP_EW_RPOW};
     /* vectors read and written per element: the binary ops read y too */
-    static const double passes[NOPS] = {2, 2, 3, 3, 3, 2, 2};
+    static const double passes[NOPS] = {2, 2, 2, 2, 3, 3, 3, 2, 2};
     int first = 1;
     uint64_t seed = 0x243F6A8885A308D3ull;
     for (int fi = 0; fi < 2; ++fi) {
@@ -413,13 +419,18 @@ int hepa_bench_bp_suite(size_t reps, int json, const char *commit) {
         CK(cudaMalloc((void **)&dx, Nmax * k * sizeof *dx));
         CK(cudaMalloc((void **)&dy, Nmax * k * sizeof *dy));
         for (int op = 0; op < NOPS; ++op) {
-            for (int lg = op >= 2 ? 20 : 10; lg <= 20; lg += 2) {
+            for (int lg = op >= NFFT ? 20 : 10; lg <= 20; lg += 2) {
                 const size_t N = (size_t)1 << lg;
                 HK(hepa_bp_dev_upload(f, dx, h, N, NULL));
                 HK(hepa_bp_dev_upload(f, dy, h, N, NULL));
-                const bp_ctx c = {bop[op], f, N, NULL, NULL, NULL, NULL, dx, dy};
+                hepa_bp_dev_plan *plan = NULL;
+                if (bop[op] == BP_PLAN_FWD || bop[op] == BP_PLAN_INV)
+                    HK(hepa_bp_dev_plan_create(&plan, f, N, 0));
+                const bp_ctx c = {bop[op], f, N, plan, NULL, NULL, NULL, dx, dy};
                 double med, mn;
-                if (bp_time(&c, 0, reps, &med, &mn)) return 1;
+                const int bad_time = bp_time(&c, 0, reps, &med, &mn);
+                hepa_bp_dev_plan_destroy(plan);
+                if (bad_time) return 1;
                 /* one pass: read and write the vector once (the binary ops also read y) */
                 const double bytes = passes[op] * 8.0 * (double)(N * k);
                 const double floor_s = bytes / (bw * 1e9);

@@ -24,6 +24,17 @@ namespace {
 
 using namespace hepa_bp;
 
+// Calls fn(field) with the compile-time field type FieldP3 when df is P3, else with df itself
+// (run-time constants). Measured on an H100 (N = 2^20, bench --bp-suite): P3
+// element-wise multiply 170.8 -> 143.2 µs with FieldP3. The same for P4 (CtField<16, 62, 36,
+// 1>) was slower, 408 -> 584 µs, and its FFT too: P4 keeps the run-time constants.
+template <int KD, class Fn> void with_field(const hepa_bp_dev_field &df, Fn &&fn) {
+    if constexpr (KD == 8) {
+        if (FieldP3::matches(df)) return fn(FieldP3{});
+    }
+    fn(df);
+}
+
 enum Op { OP_ADD, OP_SUB, OP_NEG, OP_RPOW };
 
 // Element j of z = add, sub, neg or mul_rpow of element j (digit-major vectors of n elements):
@@ -64,8 +75,8 @@ HD void elem_linear(const hepa_bp_dev_field &f, uint64_t *z, const uint64_t *x,
 }
 
 // Element j of z = x·y.
-template <int K>
-HD void elem_mul(const hepa_bp_dev_field &f, uint64_t *z, const uint64_t *x, const uint64_t *y,
+template <int K, class F>
+HD void elem_mul(const F &f, uint64_t *z, const uint64_t *x, const uint64_t *y,
                  size_t j, size_t n) {
     uint64_t b[K];
 #pragma unroll
@@ -84,8 +95,8 @@ __global__ void bp_linear_kernel(const hepa_bp_dev_field f, uint64_t *z, const u
         elem_linear<K, OP>(f, z, x, y, j, n, i);
 }
 
-template <int K>
-__global__ void bp_mul_kernel(const hepa_bp_dev_field f, uint64_t *z, const uint64_t *x,
+template <int K, class F>
+__global__ void bp_mul_kernel(const F f, uint64_t *z, const uint64_t *x,
                               const uint64_t *y, size_t n) {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride)
@@ -107,7 +118,11 @@ void launch_k(Kind kind, const hepa_bp_dev_field &f, uint64_t *z, const uint64_t
     case K_SUB: bp_linear_kernel<K, OP_SUB><<<blocks, threads, 0, st>>>(f, z, x, y, n, 0); break;
     case K_NEG: bp_linear_kernel<K, OP_NEG><<<blocks, threads, 0, st>>>(f, z, x, y, n, 0); break;
     case K_RPOW: bp_linear_kernel<K, OP_RPOW><<<blocks, threads, 0, st>>>(f, z, x, y, n, i); break;
-    case K_MUL: bp_mul_kernel<K><<<blocks, threads, 0, st>>>(f, z, x, y, n); break;
+    case K_MUL:
+        with_field<K>(f, [&](const auto &ff) {
+            bp_mul_kernel<K><<<blocks, threads, 0, st>>>(ff, z, x, y, n);
+        });
+        break;
     }
 }
 
@@ -121,22 +136,6 @@ hepa_status launch(Kind kind, const hepa_bp_dev_field &f, uint64_t *z, const uin
     else
         launch_k<16>(kind, f, z, x, y, n, i, st);
     return _hepa_dev_status(cudaGetLastError(), "big-prime element-wise kernel");
-}
-
-// Rounds of split() for P <= r^2 to reach |l| < 2^(w+2). After the first (unsigned) round
-// |v| < 2^w + E·2^u with E = floor(r^2 / 2^w); a signed round takes |v| < M to
-// |v| < 2^w + (floor(M / 2^w) + 1)·2^u, which decreases while M >= 2^(w+2) (it tends to about
-// 2^w + 2^(u+1) <= 3·2^w). All in u128: E·2^u < 2^(2w+2+u-w) <= 2^127.
-unsigned split_rounds(unsigned w, unsigned u, uint64_t r) {
-    const u128 E = ((u128)r * r) >> w;
-    const u128 target = (u128)1 << (w + 2);
-    u128 M = ((u128)1 << w) + (E << u);
-    unsigned rounds = 1;
-    while (M >= target) {
-        M = ((u128)1 << w) + (((M >> w) + 1) << u);
-        ++rounds;
-    }
-    return rounds;
 }
 
 // Words in N elements of k digits, or 0 when k·N·8 bytes would overflow a size_t.
@@ -181,19 +180,32 @@ hepa_status checked(Kind kind, const hepa_bp_field *f, uint64_t *z, const uint64
 // last one ends in d_x (the last level reads and writes the same positions of each group, so it
 // may run in place).
 //
-// One block = J groups of R elements (J·R = 256 threads, fewer for tiny N); thread t = s·J + jl
-// loads element s of group j0 + jl (a warp reads runs of J consecutive elements per digit row),
-// multiplies it by its twiddle (mul_tw, the twiddle's digits read from the table), and stores it
-// in shared memory (digit-major, k·256 words). After a barrier each thread computes ONE output
-// X_s' of one group directly, X_s' = Σ_s b_s·r^(E_s), as k signed 128-bit digit sums: b_s·r^E is
-// b_s's digits rotated up by E mod k, those that wrap (and all of them when E >= k) negated —
-// read from shared memory at a runtime offset, so nothing is indexed in registers. |sum| < R·r,
-// then one normalize<k>. So each thread keeps one element (k digits, plus the 2k-word sums) in
-// registers instead of K·k words, and the DFT_K has no general multiplication and one
-// normalization per output. Threads are assigned to outputs so that a warp writes contiguous
-// runs: runs of J when Ns >= J, else the block's J·R outputs, which are then contiguous.
+// One block = J groups of R elements (J·R <= SB threads: SB = 256 for k = 8, 128 for k = 16);
+// thread t = s·J + jl loads element s of group j0 + jl (a warp reads runs of J consecutive
+// elements per digit row), multiplies it by its twiddle (mul_tw, the twiddle's digits read from
+// the table) and stores it in shared memory in the ROTATION FORM below. After a barrier each
+// thread computes ONE output X_s' of one group directly, X_s' = Σ_s b_s·r^(E_s): with the
+// rotation form, digit m of b_s·r^E is one shared-memory word at a compile-time offset from a
+// per-s row pointer, added unsigned into a 96-bit column sum (3 instructions), with no
+// negation and no select. Then one normalize<k>. Threads are assigned to outputs so that a warp
+// writes contiguous runs: runs of J when Ns >= J, else the block's J·R outputs, which are then
+// contiguous.
 // Inverse: the same with ω^(-1) (table of inverse powers, r^(-E)), and the last level multiplies
 // every element by a second table holding N^(-1)·ω_N^(-i) (the scale folded into the twiddles).
+//
+// ROTATION FORM. b·r^E (0 <= E < K = 2k) is b's digit vector rotated up by E, the digits that
+// wrap negated (r^k ≡ -1). A negated digit -d at place m is written (r - d)·r^m - r^(m+1), so for
+// b with digits d_0..d_(k-1) in [0, r] (canonical) define the K words
+//   S_0 = d_0,  S_j = d_j + 1 (0 < j < k),  S_k = r - d_0 + 1,  S_(k+i) = r - d_i (0 < i < k),
+// all in [0, r + 1]. Then for every E
+//   b·r^E ≡ Σ_(m<k) S_((m - E) mod K)·r^m + 1 - Σ_(m<k) r^m          (mod p):
+// the +1 on S_j (0 < j < k) pays the borrow -r^(j) that the negated digit below would leave,
+// and the borrow out of the top place, -r^k = +1, is the constant. (Checked for all E on random
+// and boundary elements of P3 and P4 with Python integers, and by the GPU tests against the
+// host FFT.) Summing R such terms: column sums Σ_s S_s[(m - E_s) mod K], then -R at every place
+// m >= 1 (place 0 gets +R - R). Each column sum is below R·(r + 1) < 2^70. Shared memory holds
+// rows 1 .. K + k - 1 of the doubled sequence S_(j mod K), so that the k words read for any E
+// (rows K - E .. K - E + k - 1) are consecutive rows: (K + k - 1)·SB words, 47 KiB for P3 and P4.
 struct FftLevel {
     size_t N;
     unsigned lgR, lgNs, lgJ;
@@ -208,11 +220,30 @@ struct FftLevel {
                          // the other factor of a pointwise product
 };
 
-// The first half of a level, for thread t of block `block` (blockDim bt): load, twiddle, store
-// to shared memory. Then a barrier, then fft_output. (Split so that the host can run them.)
-template <int KD>
-HD void fft_input(const hepa_bp_dev_field &f, const uint64_t *x, const FftLevel &L, uint64_t *sm,
-                  size_t block, unsigned t, unsigned BT) {
+// Threads per block at most, and the row stride of the shared rotation form.
+template <int KD> struct FftBlock {
+    static constexpr unsigned lgSB = KD == 8 ? 8 : 7, SB = 1u << lgSB;
+    static constexpr unsigned rows = 3 * KD - 1; // rows 1 .. 2k + k - 1
+    static constexpr size_t smem = (size_t)rows * SB * sizeof(uint64_t);
+};
+
+// col += v for a 96-bit unsigned column sum (lo, hi).
+HD void add96(uint64_t &lo, uint32_t &hi, uint64_t v) {
+#ifdef __CUDA_ARCH__
+    asm("add.cc.u64 %0, %0, %2;\n\taddc.u32 %1, %1, 0;" : "+l"(lo), "+r"(hi) : "l"(v));
+#else
+    lo += v;
+    hi += lo < v;
+#endif
+}
+
+// The first half of a level, for thread t of block `block`: load, twiddle, store the rotation
+// form to shared memory (row j at sm[(j - 1)·SB + t]). Then a barrier, then fft_output. (Split
+// so that the host can run them.)
+template <int KD, class F>
+HD void fft_input(const F &f, const uint64_t *x, const FftLevel &L, uint64_t *sm, size_t block,
+                  unsigned t) {
+    constexpr unsigned SB = FftBlock<KD>::SB, KK = 2 * KD;
     const unsigned J = 1u << L.lgJ;
     const size_t N = L.N, Ns = (size_t)1 << L.lgNs;
     const size_t j0 = block << L.lgJ;
@@ -234,19 +265,26 @@ HD void fft_input(const hepa_bp_dev_field &f, const uint64_t *x, const FftLevel 
         uint64_t out[KD];
         mul_tw<KD>(f, out, DigitsAt{L.tw, i << L.tw_shift, L.twn}, b);
 #pragma unroll
-        for (int m = 0; m < KD; ++m) sm[m * BT + t] = out[m];
-    } else {
+        for (int m = 0; m < KD; ++m) b[m] = out[m];
+    }
+    const uint64_t r = f.r;
+    uint64_t *row = sm + t; // row j at row[(j - 1)·SB]
+    row[(KK - 1) * SB] = b[0];         // S_0, second copy (row 0 is never read)
+    row[(KD - 1) * SB] = r - b[0] + 1; // S_k
 #pragma unroll
-        for (int m = 0; m < KD; ++m) sm[m * BT + t] = b[m];
+    for (unsigned m = 1; m < KD; ++m) {
+        row[(m - 1) * SB] = b[m] + 1;        // S_m
+        row[(KK + m - 1) * SB] = b[m] + 1;   // second copy
+        row[(KD + m - 1) * SB] = r - b[m];   // S_(k+m)
     }
 }
 
 // The second half: thread t computes one output X_s' of one group from shared memory and
 // writes it.
-template <int KD>
-HD void fft_output(const hepa_bp_dev_field &f, uint64_t *y, const FftLevel &L,
-                   const uint64_t *sm, size_t block, unsigned t, unsigned BT) {
-    const unsigned KK = 2 * KD;
+template <int KD, class F>
+HD void fft_output(const F &f, uint64_t *y, const FftLevel &L, const uint64_t *sm, size_t block,
+                   unsigned t) {
+    constexpr unsigned SB = FftBlock<KD>::SB, KK = 2 * KD;
     const unsigned R = 1u << L.lgR, J = 1u << L.lgJ;
     const size_t N = L.N, Ns = (size_t)1 << L.lgNs;
     const size_t j0 = block << L.lgJ;
@@ -264,38 +302,40 @@ HD void fft_output(const hepa_bp_dev_field &f, uint64_t *y, const FftLevel &L,
     }
     const size_t k0 = (j0 + jl) & (Ns - 1);
     const unsigned step = KK >> L.lgR; // ω_R = r^step
-    i128 acc[KD];
+    uint64_t lo[KD];
+    uint32_t hi[KD];
 #pragma unroll
-    for (int m = 0; m < KD; ++m) acc[m] = 0;
-#pragma unroll 1
+    for (int m = 0; m < KD; ++m) {
+        lo[m] = 0;
+        hi[m] = 0;
+    }
+#pragma unroll 4
     for (unsigned s = 0; s < R; ++s) {
         const unsigned q = L.lgNs ? (unsigned)(((size_t)s * k0) >> L.lgMK) : 0;
         unsigned E = (q + s * so * step) & (KK - 1);
         if (L.inverse) E = (KK - E) & (KK - 1);
-        const bool neg = E >= (unsigned)KD;
-        const unsigned sh = neg ? E - KD : E;
-        const uint64_t *el = sm + (s << L.lgJ) + jl;
+        // digit m of b_s·r^E: S_((m - E) mod K) = row K - E + m
+        const uint64_t *el = sm + (KK - E - 1) * SB + (s << L.lgJ) + jl;
 #pragma unroll
-        for (int m = 0; m < KD; ++m) {
-            const bool wrap = (unsigned)m < sh;
-            const unsigned d = wrap ? m + KD - sh : m - sh;
-            const i128 v = (i128)el[d * BT];
-            acc[m] += wrap != neg ? -v : v;
-        }
+        for (unsigned m = 0; m < KD; ++m) add96(lo[m], hi[m], el[m * SB]);
     }
+    i128 acc[KD];
+#pragma unroll
+    for (int m = 0; m < KD; ++m)
+        acc[m] = (i128)(((u128)hi[m] << 64) | lo[m]) - (m ? (i128)R : 0);
     uint64_t out[KD];
     normalize<KD>(f, out, acc);
 #pragma unroll
     for (int m = 0; m < KD; ++m) y[dst + (size_t)m * N] = out[m];
 }
 
-template <int KD>
-__global__ void __launch_bounds__(256) bp_fft_level_kernel(const hepa_bp_dev_field f, uint64_t *y,
-                                                           const uint64_t *x, const FftLevel L) {
-    extern __shared__ uint64_t sm[]; // [KD][blockDim.x]
-    fft_input<KD>(f, x, L, sm, blockIdx.x, threadIdx.x, blockDim.x);
+template <int KD, class F>
+__global__ void __launch_bounds__(FftBlock<KD>::SB)
+    bp_fft_level_kernel(const F f, uint64_t *y, const uint64_t *x, const FftLevel L) {
+    extern __shared__ uint64_t sm[]; // FftBlock<KD>::rows rows of SB words
+    fft_input<KD>(f, x, L, sm, blockIdx.x, threadIdx.x);
     __syncthreads();
-    fft_output<KD>(f, y, L, sm, blockIdx.x, threadIdx.x, blockDim.x);
+    fft_output<KD>(f, y, L, sm, blockIdx.x, threadIdx.x);
 }
 
 // T[i] = lo[i mod B]·hi[i div B] for i < Tn, and (when Ts) Ts[i] = lo[i mod B]·his[i div B]; the
@@ -350,7 +390,8 @@ unsigned fft_plan(FftLevel *lv, size_t N, int inverse, const uint64_t *T, const 
         L.lgR = radix[li];
         L.lgNs = lgNs;
         const unsigned lgGroups = lgN - L.lgR;                 // N/R groups
-        L.lgJ = (8 - L.lgR) < lgGroups ? 8 - L.lgR : lgGroups; // J·R <= 256 threads
+        const unsigned lgSB = FftBlock<KD>::lgSB;
+        L.lgJ = (lgSB - L.lgR) < lgGroups ? lgSB - L.lgR : lgGroups; // J·R <= SB threads
         const unsigned lgM = lgNs + L.lgR;
         L.lgMK = lgM >= lgK ? lgM - lgK : 0; // Ns > 1 implies R = K, M >= 2K
         L.scaled = last && inverse;
@@ -381,10 +422,10 @@ void tables_enqueue(const hepa_bp_dev_field &df, uint64_t *T, uint64_t *Ts, cons
 // level), so src is never written unless src == dst; only the last level may read and write the
 // same vector (it touches the same positions of each group). scratch: N elements, unused when
 // there is one level.
-template <int KD>
-void fft_levels(const hepa_bp_dev_field &df, uint64_t *dst, const uint64_t *src,
-                uint64_t *scratch, size_t N, int inverse, const uint64_t *T, const uint64_t *Ts,
-                size_t Tn, const uint64_t *pre, cudaStream_t st) {
+template <int KD, class F>
+void fft_levels_f(const F &f, uint64_t *dst, const uint64_t *src, uint64_t *scratch, size_t N,
+                  int inverse, const uint64_t *T, const uint64_t *Ts, size_t Tn,
+                  const uint64_t *pre, cudaStream_t st) {
     FftLevel lv[64];
     const unsigned levels = fft_plan<KD>(lv, N, inverse, T, Ts, Tn);
     lv[0].pre = pre;
@@ -395,13 +436,22 @@ void fft_levels(const hepa_bp_dev_field &df, uint64_t *dst, const uint64_t *src,
         uint64_t *to = last ? dst : oth;
         const unsigned threads = 1u << (lv[li].lgJ + lv[li].lgR);
         const size_t blocks = (N >> lv[li].lgR) >> lv[li].lgJ;
-        bp_fft_level_kernel<KD><<<(unsigned)blocks, threads, threads * KD * sizeof(uint64_t), st>>>(
-            df, to, cur, lv[li]);
+        bp_fft_level_kernel<KD, F><<<(unsigned)blocks, threads, FftBlock<KD>::smem, st>>>(
+            f, to, cur, lv[li]);
         if (!last) {
             oth = to == scratch ? dst : scratch;
             cur = to;
         }
     }
+}
+
+template <int KD>
+void fft_levels(const hepa_bp_dev_field &df, uint64_t *dst, const uint64_t *src,
+                uint64_t *scratch, size_t N, int inverse, const uint64_t *T, const uint64_t *Ts,
+                size_t Tn, const uint64_t *pre, cudaStream_t st) {
+    with_field<KD>(df, [&](const auto &f) {
+        fft_levels_f<KD>(f, dst, src, scratch, N, inverse, T, Ts, Tn, pre, st);
+    });
 }
 
 // The twiddle seeds of an FFT of size N >= 2: T[i] = ω^i (ω^(-i) for the inverse) for
@@ -518,7 +568,7 @@ extern "C" hepa_status hepa_bp_dev_field_init(const hepa_bp_field *f, hepa_bp_de
     d.u = hepa_bp_field_u(f);
     d.sign = hepa_bp_field_sign(f);
     d.k = k;
-    d.split_rounds = split_rounds(d.w, d.u, d.r);
+    d.split_rounds = split_rounds_of(d.w, d.u, d.r);
     *out = d;
     return HEPA_OK;
 }

@@ -38,13 +38,48 @@ typedef unsigned __int128 u128;
 // The digit arithmetic compiles for the host too (so it can be exercised without a GPU).
 #define HD __host__ __device__ __forceinline__
 
+// Rounds of split() for P <= r^2 to reach |l| < 2^(w+2). After the first (unsigned) round
+// |v| < 2^w + E·2^u with E = floor(r^2 / 2^w); a signed round takes |v| < M to
+// |v| < 2^w + (floor(M / 2^w) + 1)·2^u, which decreases while M >= 2^(w+2) (it tends to about
+// 2^w + 2^(u+1) <= 3·2^w). All in u128: E·2^u < 2^(2w+2+u-w) <= 2^127.
+HD constexpr unsigned split_rounds_of(unsigned w, unsigned u, uint64_t r) {
+    const u128 E = ((u128)r * r) >> w;
+    const u128 target = (u128)1 << (w + 2);
+    u128 M = ((u128)1 << w) + (E << u);
+    unsigned rounds = 1;
+    while (M >= target) {
+        M = ((u128)1 << w) + (((M >> w) + 1) << u);
+        ++rounds;
+    }
+    return rounds;
+}
+
+// The field as a type. Every function below takes the field as `const F &f` and reads f.r, f.w,
+// f.u, f.sign, f.k and f.split_rounds: either a hepa_bp_dev_field (run-time values, any field the
+// kernels support) or a CtField, whose members are compile-time constants, so that the shifts
+// by w and u and the round counts fold into the instructions (the FFT and multiply kernels
+// dispatch P3 to a CtField; see with_field in bigprime_cuda.cu).
+template <unsigned KD, unsigned W, unsigned U, int SIGN> struct CtField {
+    static constexpr uint64_t r = SIGN > 0 ? ((uint64_t)1 << W) + ((uint64_t)1 << U)
+                                           : ((uint64_t)1 << W) - ((uint64_t)1 << U);
+    static constexpr unsigned w = W, u = U, k = KD;
+    static constexpr int sign = SIGN;
+    static constexpr unsigned split_rounds = split_rounds_of(W, U, r);
+    // Whether the run-time constants df describe this field.
+    static bool matches(const hepa_bp_dev_field &df) {
+        return df.k == k && df.w == w && df.u == u && df.sign == sign && df.r == r &&
+               df.split_rounds == split_rounds;
+    }
+};
+typedef CtField<8, 63, 34, 1> FieldP3; // HEPA_BP_P3 = (2^63 + 2^34)^8 + 1
+
 // v · 2^s for a signed v, through unsigned arithmetic (a left shift of a negative value is
 // undefined in C++17; the bits are the same).
 HD i128 shl(i128 v, unsigned s) { return (i128)((u128)v << s); }
 
 // Floor division by r without dividing: returns q = floor(v / r), *rem = v - q·r in [0, r).
 // The host's bp_divrem; requires |v| < 2^127 - 2^(2w+1).
-HD i128 divrem(const hepa_bp_dev_field &f, i128 v, uint64_t &rem) {
+template <class F> HD i128 divrem(const F &f, i128 v, uint64_t &rem) {
     const i128 r = (i128)f.r, mask = ((i128)1 << f.w) - 1;
     i128 q = 0;
     if (f.sign > 0) { // r > 2^w: every v in [0, r) is done
@@ -70,7 +105,7 @@ HD i128 divrem(const hepa_bp_dev_field &f, i128 v, uint64_t &rem) {
 
 // P = h·r + l for P <= r^2 (a digit product), |l| < 2^(w+2) (see the file comment). The first
 // round in unsigned arithmetic (P may not fit an i128): e < 2^(w+2), e·2^u < 2^127.
-HD void split(const hepa_bp_dev_field &f, u128 P, i128 &h, i128 &l) {
+template <class F> HD void split(const F &f, u128 P, i128 &h, i128 &l) {
     const u128 e0 = P >> f.w;
     const i128 mask = ((i128)1 << f.w) - 1;
     const i128 eu = (i128)(e0 << f.u);
@@ -89,8 +124,8 @@ HD void split(const hepa_bp_dev_field &f, u128 P, i128 &h, i128 &l) {
 
 // z = canonical form of L - c (mod p), where z holds k digits in [0, r) with value L and
 // c in [-2, 2] is a carry out of the top digit (c·r^k ≡ -c). The host's bp_fold_small.
-template <int K>
-HD void fold_small(const hepa_bp_dev_field &f, uint64_t (&z)[K], int c) {
+template <int K, class F>
+HD void fold_small(const F &f, uint64_t (&z)[K], int c) {
     const uint64_t r = f.r;
     if (c > 0) {
         bool small = z[0] < (uint64_t)c; // L < c ?
@@ -145,8 +180,8 @@ HD void fold_small(const hepa_bp_dev_field &f, uint64_t (&z)[K], int c) {
 
 // z = canonical form of Σ t_m·r^m (mod p), |t_m| < 2^120 (t is overwritten). The host's
 // bp_normalize.
-template <int K>
-HD void normalize(const hepa_bp_dev_field &f, uint64_t (&z)[K], i128 (&t)[K]) {
+template <int K, class F>
+HD void normalize(const F &f, uint64_t (&z)[K], i128 (&t)[K]) {
     i128 c;
     for (;;) {
         c = 0;
@@ -166,8 +201,8 @@ HD void normalize(const hepa_bp_dev_field &f, uint64_t (&z)[K], i128 (&t)[K]) {
 
 // out = x·y, the digits of y in registers (b), those of x read one at a time through xd(i)
 // (a digit loader: global memory for the element-wise kernel, the twiddle table for the FFT).
-template <int K, class XDigits>
-HD void mul_core(const hepa_bp_dev_field &f, uint64_t (&out)[K], const XDigits &xd,
+template <int K, class F, class XDigits>
+HD void mul_core(const F &f, uint64_t (&out)[K], const XDigits &xd,
                  const uint64_t (&b)[K]) {
     // Horner over the digits of x, from the top: t <- t·T + x_i·y (mod T^k + 1), where t·T moves
     // every sum up one place and brings the top one back negated (T^k ≡ -1). The end result is
@@ -205,12 +240,12 @@ HD void mul_core(const hepa_bp_dev_field &f, uint64_t (&out)[K], const XDigits &
 // sums, t_c += L_c - sign·H_c·2^(64-w+u) and t_(c+1) += H_c·2^(64-w) (the top one wrapping
 // negated), |t_c| < k·2^(w+u+3) <= 2^119, and normalize divides by r exactly once per column.
 // Both loops unroll (the column index must be a compile-time register index).
-HD bool mul_cols_ok(const hepa_bp_dev_field &f) {
+template <class F> HD bool mul_cols_ok(const F &f) {
     return f.w + f.u + (f.k == 8 ? 3u : 4u) <= 115u;
 }
 
-template <int K, class XDigits>
-HD void mul_cols(const hepa_bp_dev_field &f, uint64_t (&out)[K], const XDigits &xd,
+template <int K, class F, class XDigits>
+HD void mul_cols(const F &f, uint64_t (&out)[K], const XDigits &xd,
                  const uint64_t (&b)[K]) {
     i128 L[K], H[K];
 #pragma unroll
@@ -247,8 +282,8 @@ HD void mul_cols(const hepa_bp_dev_field &f, uint64_t (&out)[K], const XDigits &
 }
 
 // The twiddle multiply of the FFT: mul_cols where its bounds hold, else mul_core.
-template <int K, class XDigits>
-HD void mul_tw(const hepa_bp_dev_field &f, uint64_t (&out)[K], const XDigits &xd,
+template <int K, class F, class XDigits>
+HD void mul_tw(const F &f, uint64_t (&out)[K], const XDigits &xd,
                const uint64_t (&b)[K]) {
     if (mul_cols_ok(f))
         mul_cols<K>(f, out, xd, b);
