@@ -205,7 +205,8 @@ hepa_status checked(Kind kind, const hepa_bp_field *f, uint64_t *z, const uint64
 // host FFT.) Summing R such terms: column sums Σ_s S_s[(m - E_s) mod K], then -R at every place
 // m >= 1 (place 0 gets +R - R). Each column sum is below R·(r + 1) < 2^70. Shared memory holds
 // rows 1 .. K + k - 1 of the doubled sequence S_(j mod K), so that the k words read for any E
-// (rows K - E .. K - E + k - 1) are consecutive rows: (K + k - 1)·SB words, 47 KiB for P3 and P4.
+// (rows K - E .. K - E + k - 1) are consecutive rows: (K + k - 1) rows of ST = SB + 1 words,
+// 46 KiB for P3 and 47 KiB for P4.
 struct FftLevel {
     size_t N;
     unsigned lgR, lgNs, lgJ;
@@ -220,11 +221,16 @@ struct FftLevel {
                          // the other factor of a pointwise product
 };
 
-// Threads per block at most, and the row stride of the shared rotation form.
+// Threads per block at most (SB), and the row stride of the shared rotation form (ST). ST = SB + 1
+// words: the threads of a half-warp that read different rows then hit different banks. At the
+// first level (Ns = 1) a half-warp's 16 threads compute the 16 outputs of one group and read 16
+// different rows of one column; with ST = SB (a multiple of 32 banks) that was a 16-way bank
+// conflict: ncu, P3 N = 2^20, 464 µs for that level against 246 µs for a level that also
+// multiplies every element.
 template <int KD> struct FftBlock {
-    static constexpr unsigned lgSB = KD == 8 ? 8 : 7, SB = 1u << lgSB;
+    static constexpr unsigned lgSB = KD == 8 ? 8 : 7, SB = 1u << lgSB, ST = SB + 1;
     static constexpr unsigned rows = 3 * KD - 1; // rows 1 .. 2k + k - 1
-    static constexpr size_t smem = (size_t)rows * SB * sizeof(uint64_t);
+    static constexpr size_t smem = (size_t)rows * ST * sizeof(uint64_t); // < 48 KiB
 };
 
 // col += v for a 96-bit unsigned column sum (lo, hi).
@@ -238,12 +244,12 @@ HD void add96(uint64_t &lo, uint32_t &hi, uint64_t v) {
 }
 
 // The first half of a level, for thread t of block `block`: load, twiddle, store the rotation
-// form to shared memory (row j at sm[(j - 1)·SB + t]). Then a barrier, then fft_output. (Split
+// form to shared memory (row j at sm[(j - 1)·ST + t]). Then a barrier, then fft_output. (Split
 // so that the host can run them.)
 template <int KD, class F>
 HD void fft_input(const F &f, const uint64_t *x, const FftLevel &L, uint64_t *sm, size_t block,
                   unsigned t) {
-    constexpr unsigned SB = FftBlock<KD>::SB, KK = 2 * KD;
+    constexpr unsigned ST = FftBlock<KD>::ST, KK = 2 * KD;
     const unsigned J = 1u << L.lgJ;
     const size_t N = L.N, Ns = (size_t)1 << L.lgNs;
     const size_t j0 = block << L.lgJ;
@@ -268,14 +274,14 @@ HD void fft_input(const F &f, const uint64_t *x, const FftLevel &L, uint64_t *sm
         for (int m = 0; m < KD; ++m) b[m] = out[m];
     }
     const uint64_t r = f.r;
-    uint64_t *row = sm + t; // row j at row[(j - 1)·SB]
-    row[(KK - 1) * SB] = b[0];         // S_0, second copy (row 0 is never read)
-    row[(KD - 1) * SB] = r - b[0] + 1; // S_k
+    uint64_t *row = sm + t; // row j at row[(j - 1)·ST]
+    row[(KK - 1) * ST] = b[0];         // S_0, second copy (row 0 is never read)
+    row[(KD - 1) * ST] = r - b[0] + 1; // S_k
 #pragma unroll
     for (unsigned m = 1; m < KD; ++m) {
-        row[(m - 1) * SB] = b[m] + 1;        // S_m
-        row[(KK + m - 1) * SB] = b[m] + 1;   // second copy
-        row[(KD + m - 1) * SB] = r - b[m];   // S_(k+m)
+        row[(m - 1) * ST] = b[m] + 1;        // S_m
+        row[(KK + m - 1) * ST] = b[m] + 1;   // second copy
+        row[(KD + m - 1) * ST] = r - b[m];   // S_(k+m)
     }
 }
 
@@ -284,7 +290,7 @@ HD void fft_input(const F &f, const uint64_t *x, const FftLevel &L, uint64_t *sm
 template <int KD, class F>
 HD void fft_output(const F &f, uint64_t *y, const FftLevel &L, const uint64_t *sm, size_t block,
                    unsigned t) {
-    constexpr unsigned SB = FftBlock<KD>::SB, KK = 2 * KD;
+    constexpr unsigned ST = FftBlock<KD>::ST, KK = 2 * KD;
     const unsigned R = 1u << L.lgR, J = 1u << L.lgJ;
     const size_t N = L.N, Ns = (size_t)1 << L.lgNs;
     const size_t j0 = block << L.lgJ;
@@ -315,24 +321,27 @@ HD void fft_output(const F &f, uint64_t *y, const FftLevel &L, const uint64_t *s
         unsigned E = (q + s * so * step) & (KK - 1);
         if (L.inverse) E = (KK - E) & (KK - 1);
         // digit m of b_s·r^E: S_((m - E) mod K) = row K - E + m
-        const uint64_t *el = sm + (KK - E - 1) * SB + (s << L.lgJ) + jl;
+        const uint64_t *el = sm + (KK - E - 1) * ST + (s << L.lgJ) + jl;
 #pragma unroll
-        for (unsigned m = 0; m < KD; ++m) add96(lo[m], hi[m], el[m * SB]);
+        for (unsigned m = 0; m < KD; ++m) add96(lo[m], hi[m], el[m * ST]);
     }
     i128 acc[KD];
 #pragma unroll
     for (int m = 0; m < KD; ++m)
         acc[m] = (i128)(((u128)hi[m] << 64) | lo[m]) - (m ? (i128)R : 0);
     uint64_t out[KD];
-    normalize<KD>(f, out, acc);
+    normalize<KD, 70>(f, out, acc); // |acc| < R·(r + 1) <= 2^70
 #pragma unroll
     for (int m = 0; m < KD; ++m) y[dst + (size_t)m * N] = out[m];
 }
 
+// No minimum-blocks hint: __launch_bounds__(256, 3) for k = 8 caps the kernel at 80 registers
+// with spills and measured slower on an H100 (P3 plan FFT, N = 2^20: 848 µs against 825 µs for
+// the 108 registers and 2 blocks per SM it takes freely).
 template <int KD, class F>
 __global__ void __launch_bounds__(FftBlock<KD>::SB)
     bp_fft_level_kernel(const F f, uint64_t *y, const uint64_t *x, const FftLevel L) {
-    extern __shared__ uint64_t sm[]; // FftBlock<KD>::rows rows of SB words
+    extern __shared__ uint64_t sm[]; // FftBlock<KD>::rows rows of ST words
     fft_input<KD>(f, x, L, sm, blockIdx.x, threadIdx.x);
     __syncthreads();
     fft_output<KD>(f, y, L, sm, blockIdx.x, threadIdx.x);

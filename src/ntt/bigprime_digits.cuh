@@ -4,9 +4,10 @@
 // check.
 //
 // Arithmetic, as on the host: each operation first forms k signed digit sums t_m with value
-// Σ t_m·r^m ≡ the result, then normalize<K> (the host's bp_normalize, line for line) makes the
-// canonical form: a signed carry chain in base r whose divisions by r are shift-and-subtract
-// rounds (r = 2^w ± 2^u: v = e·2^w + low = e·r ∓ e·2^u + low), the carry c out of the top
+// Σ t_m·r^m ≡ the result, then normalize<K> (parallel carry rounds, then the host's
+// bp_normalize) makes the canonical form: a signed carry chain in base r whose divisions by r
+// are shift-and-subtract rounds (r = 2^w ± 2^u: v = e·2^w + low = e·r ∓ e·2^u + low), the
+// carry c out of the top
 // folded back as -c (r^k ≡ -1), then the last small carry by fold_small (the host's
 // bp_fold_small). The canonical form of a residue is unique, so any correct computation of the
 // digit sums gives the host's digits exactly.
@@ -178,10 +179,54 @@ HD void fold_small(const F &f, uint64_t (&z)[K], int c) {
     }
 }
 
-// z = canonical form of Σ t_m·r^m (mod p), |t_m| < 2^120 (t is overwritten). The host's
-// bp_normalize.
-template <int K, class F>
+// Rounds of carry_round that take |t_m| < 2^bits to |t_m| < 2^(w+2): a round maps a bound
+// 2^B to 2^w + 2^(B-w+u) + 2^(B-w) < 2^(max(w, B-w+u+1) + 1).
+HD constexpr unsigned carry_rounds(unsigned w, unsigned u, unsigned bits) {
+    unsigned n = 0;
+    while (bits > w + 2 && n < 16) {
+        const unsigned a = bits - w + u + 1;
+        bits = (a > w ? a : w) + 1;
+        ++n;
+    }
+    return n;
+}
+
+// One carry round on all places at once: t_m = e_m·2^w + l_m (e_m = floor(t_m / 2^w)), and
+// 2^w = r - sign·2^u, so t_m ≡ l_m - sign·e_m·2^u with e_m carried to place m+1 (out of the top
+// negated: r^k ≡ -1). The value mod p is unchanged; the places shrink by about w - u bits. No
+// place waits for another, unlike the exact carry chain below.
+template <int K, class F> HD void carry_round(const F &f, i128 (&t)[K]) {
+    const i128 mask = ((i128)1 << f.w) - 1;
+    i128 e[K];
+#pragma unroll
+    for (int m = 0; m < K; ++m) {
+        e[m] = t[m] >> f.w;
+        const i128 eu = shl(e[m], f.u);
+        t[m] = f.sign > 0 ? (t[m] & mask) - eu : (t[m] & mask) + eu;
+    }
+#pragma unroll
+    for (int m = 0; m < K; ++m) t[m] += m ? e[m - 1] : -e[K - 1];
+}
+
+// z = canonical form of Σ t_m·r^m (mod p), |t_m| < 2^BITS <= 2^120 (t is overwritten). The
+// host's bp_normalize, after carry_rounds(w, u, BITS) parallel carry rounds (for a CtField, a
+// compile-time count) that bring every place below 2^(w+2), so that the exact carry chain's
+// divisions by r (divrem: loops of shift-and-subtract) need about one step each.
+// Measured on an H100 (P3, N = 2^20 FFT, ncu): the rounds cut a level with twiddle multiplies
+// from 120.0 to 102.5 M instructions and the first level from 46.4 to 36.8 M.
+// Carry rounds before the chain: for a CtField only. With run-time constants (P4 and the other
+// fields) the rounds measured slower on an H100 (P4 plan FFT, N = 2^20: 3088 µs without, 4224 µs
+// with them).
+template <class F> HD constexpr unsigned pre_rounds(const F &f, unsigned bits) {
+    return carry_rounds(f.w, f.u, bits);
+}
+HD constexpr unsigned pre_rounds(const hepa_bp_dev_field &, unsigned) { return 0; }
+
+template <int K, unsigned BITS = 120, class F>
 HD void normalize(const F &f, uint64_t (&z)[K], i128 (&t)[K]) {
+    const unsigned rounds = pre_rounds(f, BITS);
+#pragma unroll
+    for (unsigned i = 0; i < rounds; ++i) carry_round<K>(f, t);
     i128 c;
     for (;;) {
         c = 0;
@@ -233,50 +278,64 @@ HD void mul_core(const F &f, uint64_t (&out)[K], const XDigits &xd,
     normalize<K>(f, out, t);
 }
 
-// out = x·y like mul_core, with fewer operations per digit product, for the fields with
-// w + u + log2 k <= 115 (mul_cols_ok; all the named ones): each 128-bit product x_i·y_j = ph·2^64
-// + pl goes whole into two signed column sums, L_c += ±pl and H_c += ±ph (c = i + j mod k, minus
-// past T^k), with no splitting; then 2^64 = 2^(64-w)·(r - sign·2^u) turns each column into digit
-// sums, t_c += L_c - sign·H_c·2^(64-w+u) and t_(c+1) += H_c·2^(64-w) (the top one wrapping
-// negated), |t_c| < k·2^(w+u+3) <= 2^119, and normalize divides by r exactly once per column.
-// Both loops unroll (the column index must be a compile-time register index).
-template <class F> HD bool mul_cols_ok(const F &f) {
-    return f.w + f.u + (f.k == 8 ? 3u : 4u) <= 115u;
-}
+// out = x·y like mul_core, with fewer operations, for the fields with w >= u + 14 (mul_cols_ok;
+// all the named ones). Column c of the negacyclic digit product,
+//   C_c = Σ_(i+j=c) x_i·y_j - Σ_(i+j=c+k) x_i·y_j,
+// is built from 32-bit halves of x (x_i = X0 + X1·2^32) and 21-bit limbs of y (y_j = Y0 +
+// Y1·2^21 + Y2·2^42, Y2 < 2^22): every partial product X·Y < 2^54 is added to one of six
+// 64-bit sums per sign by one 32x32+64-bit multiply-add (IMAD.WIDE.U32), with no carry to
+// propagate (k <= 16 terms per sum: < 2^58). Then D = plus - minus (|D| < 2^58) and
+// C_c = L_c + H_c·2^64 with L_c = D_00 + D_01·2^21 + D_02·2^42 + D_10·2^32 + D_11·2^53
+// (|L_c| < 2^113) and H_c = D_12·2^10 (|H_c| < 2^68); 2^64 = 2^(64-w)·(r - sign·2^u) turns the
+// column into digit sums, t_c += L_c - sign·H_c·2^(64-w+u) and t_(c+1) += H_c·2^(64-w) (the top
+// one wrapping negated), |t_c| < 2^114 + 2^(133-w+u) <= 2^120, and normalize divides by r.
+// Measured on an H100 against the earlier form (128-bit column sums of each 64x64-bit product's
+// halves): P3 element-wise multiply at N = 2^20 143 -> 120 µs, an FFT level with twiddle
+// multiplies 122.7 -> 120.0 M instructions (ncu); but P4 (k = 16, run-time constants, 255
+// registers with spills) 408 -> 529 µs.
+template <class F> HD bool mul_cols_ok(const F &f) { return f.w >= f.u + 14u; }
 
 template <int K, class F, class XDigits>
-HD void mul_cols(const F &f, uint64_t (&out)[K], const XDigits &xd,
-                 const uint64_t (&b)[K]) {
-    i128 L[K], H[K];
-#pragma unroll
-    for (int m = 0; m < K; ++m) L[m] = H[m] = 0;
+HD void mul_cols(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64_t (&b)[K]) {
+    uint32_t x0[K], x1[K], y0[K], y1[K], y2[K];
 #pragma unroll
     for (int i = 0; i < K; ++i) {
         const uint64_t a = xd(i);
-#pragma unroll
-        for (int j = 0; j < K; ++j) {
-            const u128 P = (u128)a * b[j];
-            const i128 pl = (i128)(uint64_t)P, ph = (i128)(uint64_t)(P >> 64);
-            if (i + j < K) {
-                L[i + j] += pl;
-                H[i + j] += ph;
-            } else {
-                L[i + j - K] -= pl;
-                H[i + j - K] -= ph;
-            }
-        }
+        x0[i] = (uint32_t)a;
+        x1[i] = (uint32_t)(a >> 32);
+        y0[i] = (uint32_t)b[i] & 0x1FFFFFu;
+        y1[i] = (uint32_t)(b[i] >> 21) & 0x1FFFFFu;
+        y2[i] = (uint32_t)(b[i] >> 42);
     }
     const unsigned s1 = 64 - f.w + f.u, s2 = 64 - f.w;
     i128 t[K];
 #pragma unroll
-    for (int c = 0; c < K; ++c) t[c] = f.sign > 0 ? L[c] - shl(H[c], s1) : L[c] + shl(H[c], s1);
+    for (int c = 0; c < K; ++c) t[c] = 0;
 #pragma unroll
     for (int c = 0; c < K; ++c) {
-        const i128 h = shl(H[c], s2);
+        uint64_t P[6] = {0, 0, 0, 0, 0, 0}, M[6] = {0, 0, 0, 0, 0, 0};
+#pragma unroll
+        for (int i = 0; i < K; ++i) {
+            const int j = i <= c ? c - i : c - i + K; // i + j = c, or c + k (negated)
+            uint64_t(&A)[6] = i <= c ? P : M;
+            A[0] += (uint64_t)x0[i] * y0[j];
+            A[1] += (uint64_t)x0[i] * y1[j];
+            A[2] += (uint64_t)x0[i] * y2[j];
+            A[3] += (uint64_t)x1[i] * y0[j];
+            A[4] += (uint64_t)x1[i] * y1[j];
+            A[5] += (uint64_t)x1[i] * y2[j];
+        }
+        int64_t D[6];
+#pragma unroll
+        for (int q = 0; q < 6; ++q) D[q] = (int64_t)(P[q] - M[q]);
+        const i128 L = (i128)D[0] + shl(D[1], 21) + shl(D[2], 42) + shl(D[3], 32) +
+                       shl(D[4], 53);
+        const i128 H = shl(D[5], 10);
+        t[c] += f.sign > 0 ? L - shl(H, s1) : L + shl(H, s1);
         if (c + 1 < K)
-            t[c + 1] += h;
+            t[c + 1] += shl(H, s2);
         else
-            t[0] -= h;
+            t[0] -= shl(H, s2);
     }
     normalize<K>(f, out, t);
 }
