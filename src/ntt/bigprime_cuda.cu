@@ -24,13 +24,17 @@ namespace {
 
 using namespace hepa_bp;
 
-// Calls fn(field) with the compile-time field type FieldP3 when df is P3, else with df itself
-// (run-time constants). Measured on an H100 (N = 2^20, bench --bp-suite): P3
-// element-wise multiply 170.8 -> 143.2 µs with FieldP3. The same for P4 (CtField<16, 62, 36,
-// 1>) was slower, 408 -> 584 µs, and its FFT too: P4 keeps the run-time constants.
-template <int KD, class Fn> void with_field(const hepa_bp_dev_field &df, Fn &&fn) {
+// Calls fn(field) with the compile-time field type FieldP3 when df is P3 (and FieldP4 when df is
+// P4 and WITH_P4), else with df itself (run-time constants). Measured on an H100 (N = 2^20,
+// bench --bp-suite): P3 element-wise multiply 170.8 -> 143.2 µs with FieldP3; P4 element-wise
+// multiply 408 -> 584 µs with FieldP4 (so the element-wise kernels keep P4's run-time
+// constants); the FFT levels take FieldP4 (see fft_levels).
+template <int KD, bool WITH_P4 = false, class Fn>
+void with_field(const hepa_bp_dev_field &df, Fn &&fn) {
     if constexpr (KD == 8) {
         if (FieldP3::matches(df)) return fn(FieldP3{});
+    } else if constexpr (WITH_P4) {
+        if (FieldP4::matches(df)) return fn(FieldP4{});
     }
     fn(df);
 }
@@ -182,31 +186,34 @@ hepa_status checked(Kind kind, const hepa_bp_field *f, uint64_t *z, const uint64
 //
 // One block = J groups of R elements (J·R <= SB threads: SB = 256 for k = 8, 128 for k = 16);
 // thread t = s·J + jl loads element s of group j0 + jl (a warp reads runs of J consecutive
-// elements per digit row), multiplies it by its twiddle (mul_tw, the twiddle's digits read from
-// the table) and stores it in shared memory in the ROTATION FORM below. After a barrier each
-// thread computes ONE output X_s' of one group directly, X_s' = Σ_s b_s·r^(E_s): with the
-// rotation form, digit m of b_s·r^E is one shared-memory word at a compile-time offset from a
-// per-s row pointer, added unsigned into a 96-bit column sum (3 instructions), with no
-// negation and no select. Then one normalize<k>. Threads are assigned to outputs so that a warp
-// writes contiguous runs: runs of J when Ns >= J, else the block's J·R outputs, which are then
-// contiguous.
+// elements per digit row), multiplies it by its twiddle (mul_tw_sums, the twiddle's digits read
+// from the table), brings the digit sums to BALANCED DIGITS (parallel carry rounds, no carry
+// chain; bigprime_digits.cuh) and stores the ROTATION FORM below in shared memory. After a
+// barrier each thread computes ONE output X_s' of one group directly, X_s' = Σ_s b_s·r^(E_s):
+// digit m of b_s·r^E is one shared-memory word at a compile-time offset from a per-s row
+// pointer, added unsigned into a 96-bit column sum (3 instructions), with no negation and no
+// select. Threads are assigned to outputs so that a warp writes contiguous runs: runs of J when
+// Ns >= J, else the block's J·R outputs, which are then contiguous.
+// LAZY LEVELS. Only the last level normalizes its outputs to the canonical form. The others
+// write words in [0, 2^64) after one carry round with remainders from 2^(u+5) up (|e| <= 17
+// for |X| <= R·B, so the lowest result 2^(u+5) - 17·(2^u + 1) stays positive): the next
+// level's multiply (mul_cols) accepts any words, and its balance step any values. So an element
+// pays one exact carry chain per transform instead of two per level. (Fields where mul_cols_ok
+// fails use mul_core, which needs digits <= r: every level normalizes there.)
 // Inverse: the same with ω^(-1) (table of inverse powers, r^(-E)), and the last level multiplies
 // every element by a second table holding N^(-1)·ω_N^(-i) (the scale folded into the twiddles).
 //
 // ROTATION FORM. b·r^E (0 <= E < K = 2k) is b's digit vector rotated up by E, the digits that
-// wrap negated (r^k ≡ -1). A negated digit -d at place m is written (r - d)·r^m - r^(m+1), so for
-// b with digits d_0..d_(k-1) in [0, r] (canonical) define the K words
-//   S_0 = d_0,  S_j = d_j + 1 (0 < j < k),  S_k = r - d_0 + 1,  S_(k+i) = r - d_i (0 < i < k),
-// all in [0, r + 1]. Then for every E
-//   b·r^E ≡ Σ_(m<k) S_((m - E) mod K)·r^m + 1 - Σ_(m<k) r^m          (mod p):
-// the +1 on S_j (0 < j < k) pays the borrow -r^(j) that the negated digit below would leave,
-// and the borrow out of the top place, -r^k = +1, is the constant. (Checked for all E on random
-// and boundary elements of P3 and P4 with Python integers, and by the GPU tests against the
-// host FFT.) Summing R such terms: column sums Σ_s S_s[(m - E_s) mod K], then -R at every place
-// m >= 1 (place 0 gets +R - R). Each column sum is below R·(r + 1) < 2^70. Shared memory holds
-// rows 1 .. K + k - 1 of the doubled sequence S_(j mod K), so that the k words read for any E
-// (rows K - E .. K - E + k - 1) are consecutive rows: (K + k - 1) rows of ST = SB + 1 words,
-// 46 KiB for P3 and 47 KiB for P4.
+// wrap negated (r^k ≡ -1): digit m of b·r^E is ext_((m - E) mod K), where ext_j = d_j and
+// ext_(k+j) = -d_j (j < k). With balanced digits |d_j| <= B = bal_bound(w, u) < 2^62.01, the
+// words S_j = ext_j + B lie in [0, 2B]: summing R of them per place gives a column sum below
+// R·2B < 2^68, and X = sum - R·B exactly. Shared memory holds rows 1 .. K + k - 1 of the
+// doubled sequence S_(j mod K), so that the k words read for any E (rows K - E .. K - E + k - 1)
+// are consecutive rows: (K + k - 1) rows of ST = SB + 1 words, 46 KiB for P3 and 47 KiB for P4.
+// (An earlier form, commit 4b33361, kept canonical digits and stored the negated ones as r - d
+// with a borrow folded into the next word, and normalized every level's outputs: P3 N = 2^20
+// forward FFT 802 µs, against 759 µs for this one; ncu: 102.5 -> 94.6 M instructions for a
+// level with twiddle multiplies.)
 struct FftLevel {
     size_t N;
     unsigned lgR, lgNs, lgJ;
@@ -216,6 +223,7 @@ struct FftLevel {
     unsigned tw_shift;   // ω_M^i is table entry i << tw_shift (= i·N/M)
     int scaled;          // the table includes N^(-1): multiply every element, even by entry 0
     int inverse;
+    int last;            // the last level: its outputs are canonical, the others lazy
     const uint64_t *pre; // first level only, or NULL: multiply input element i by pre[i] first
                          // (digit-major, N elements): the negacyclic twist or, for an inverse,
                          // the other factor of a pointwise product
@@ -267,21 +275,27 @@ HD void fft_input(const F &f, const uint64_t *x, const FftLevel &L, uint64_t *sm
     }
     const size_t e = (size_t)s * (j & (Ns - 1));
     const size_t i = L.lgNs ? e & (((size_t)1 << L.lgMK) - 1) : 0;
+    i128 tt[KD];
+    int64_t d[KD];
     if (L.scaled || i != 0) {
-        uint64_t out[KD];
-        mul_tw<KD>(f, out, DigitsAt{L.tw, i << L.tw_shift, L.twn}, b);
+        mul_tw_sums<KD>(f, tt, DigitsAt{L.tw, i << L.tw_shift, L.twn}, b);
+        balance<KD, 120>(f, d, tt);
+    } else {
 #pragma unroll
-        for (int m = 0; m < KD; ++m) b[m] = out[m];
+        for (int m = 0; m < KD; ++m) tt[m] = (i128)b[m];
+        balance<KD, 64>(f, d, tt);
     }
-    const uint64_t r = f.r;
+    // S_m = d_m + B, S_(k+m) = B - d_m, both in [0, 2B] (B = bal_bound < 2^62.01 for w <= 63)
+    const uint64_t B = (uint64_t)bal_bound(f.w, f.u);
     uint64_t *row = sm + t; // row j at row[(j - 1)·ST]
-    row[(KK - 1) * ST] = b[0];         // S_0, second copy (row 0 is never read)
-    row[(KD - 1) * ST] = r - b[0] + 1; // S_k
+    row[(KK - 1) * ST] = (uint64_t)d[0] + B; // S_0, second copy (row 0 is never read)
+    row[(KD - 1) * ST] = B - (uint64_t)d[0]; // S_k
 #pragma unroll
     for (unsigned m = 1; m < KD; ++m) {
-        row[(m - 1) * ST] = b[m] + 1;        // S_m
-        row[(KK + m - 1) * ST] = b[m] + 1;   // second copy
-        row[(KD + m - 1) * ST] = r - b[m];   // S_(k+m)
+        const uint64_t pos = (uint64_t)d[m] + B;
+        row[(m - 1) * ST] = pos;                 // S_m
+        row[(KK + m - 1) * ST] = pos;            // second copy
+        row[(KD + m - 1) * ST] = B - (uint64_t)d[m]; // S_(k+m)
     }
 }
 
@@ -325,14 +339,21 @@ HD void fft_output(const F &f, uint64_t *y, const FftLevel &L, const uint64_t *s
 #pragma unroll
         for (unsigned m = 0; m < KD; ++m) add96(lo[m], hi[m], el[m * ST]);
     }
+    // X_m = Σ_s (S - B): |X_m| <= R·B < 2^67
+    const i128 RB = (i128)R * (i128)bal_bound(f.w, f.u);
     i128 acc[KD];
 #pragma unroll
-    for (int m = 0; m < KD; ++m)
-        acc[m] = (i128)(((u128)hi[m] << 64) | lo[m]) - (m ? (i128)R : 0);
-    uint64_t out[KD];
-    normalize<KD, 70>(f, out, acc); // |acc| < R·(r + 1) <= 2^70
+    for (int m = 0; m < KD; ++m) acc[m] = (i128)(((u128)hi[m] << 64) | lo[m]) - RB;
+    if (L.last || !mul_cols_ok(f)) { // canonical (mul_core, the fallback, needs digits <= r)
+        uint64_t out[KD];
+        normalize<KD, 70>(f, out, acc);
 #pragma unroll
-    for (int m = 0; m < KD; ++m) y[dst + (size_t)m * N] = out[m];
+        for (int m = 0; m < KD; ++m) y[dst + (size_t)m * N] = out[m];
+    } else { // lazy: one carry round into [2^(u+5) - 17·(2^u + 1), 2^(u+5) + 2^w + 17·(2^u + 1))
+        carry_round<KD>(f, acc, (i128)1 << (f.u + 5));
+#pragma unroll
+        for (int m = 0; m < KD; ++m) y[dst + (size_t)m * N] = (uint64_t)acc[m];
+    }
 }
 
 // No minimum-blocks hint: __launch_bounds__(256, 3) for k = 8 caps the kernel at 80 registers
@@ -408,6 +429,7 @@ unsigned fft_plan(FftLevel *lv, size_t N, int inverse, const uint64_t *T, const 
         L.twn = Tn;
         L.tw_shift = lgN - lgM;
         L.inverse = inverse;
+        L.last = last;
         L.pre = NULL;
         lgNs += L.lgR;
     }
@@ -454,11 +476,14 @@ void fft_levels_f(const F &f, uint64_t *dst, const uint64_t *src, uint64_t *scra
     }
 }
 
+// P3 and P4 run with compile-time constants (with_field<KD, true>): the balance rounds then
+// unroll. Measured on an H100 (P4 forward plan FFT, N = 2^20): 3996 µs with run-time constants,
+// 2674 µs with FieldP4.
 template <int KD>
 void fft_levels(const hepa_bp_dev_field &df, uint64_t *dst, const uint64_t *src,
                 uint64_t *scratch, size_t N, int inverse, const uint64_t *T, const uint64_t *Ts,
                 size_t Tn, const uint64_t *pre, cudaStream_t st) {
-    with_field<KD>(df, [&](const auto &f) {
+    with_field<KD, true>(df, [&](const auto &f) {
         fft_levels_f<KD>(f, dst, src, scratch, N, inverse, T, Ts, Tn, pre, st);
     });
 }

@@ -72,7 +72,8 @@ template <unsigned KD, unsigned W, unsigned U, int SIGN> struct CtField {
                df.split_rounds == split_rounds;
     }
 };
-typedef CtField<8, 63, 34, 1> FieldP3; // HEPA_BP_P3 = (2^63 + 2^34)^8 + 1
+typedef CtField<8, 63, 34, 1> FieldP3;  // HEPA_BP_P3 = (2^63 + 2^34)^8 + 1
+typedef CtField<16, 62, 36, 1> FieldP4; // HEPA_BP_P4 = (2^62 + 2^36)^16 + 1
 
 // v · 2^s for a signed v, through unsigned arithmetic (a left shift of a negative value is
 // undefined in C++17; the bits are the same).
@@ -191,21 +192,49 @@ HD constexpr unsigned carry_rounds(unsigned w, unsigned u, unsigned bits) {
     return n;
 }
 
-// One carry round on all places at once: t_m = e_m·2^w + l_m (e_m = floor(t_m / 2^w)), and
-// 2^w = r - sign·2^u, so t_m ≡ l_m - sign·e_m·2^u with e_m carried to place m+1 (out of the top
-// negated: r^k ≡ -1). The value mod p is unchanged; the places shrink by about w - u bits. No
-// place waits for another, unlike the exact carry chain below.
-template <int K, class F> HD void carry_round(const F &f, i128 (&t)[K]) {
+// One carry round on all places at once, leaving remainders in [C, C + 2^w): t_m - C =
+// e_m·2^w + l_m (e_m = floor((t_m - C) / 2^w)), and 2^w = r - sign·2^u, so
+// t_m ≡ C + l_m - sign·e_m·2^u with e_m carried to place m+1 (out of the top negated: r^k ≡ -1).
+// The value mod p is unchanged; the places shrink by about w - u bits. No place waits for
+// another, unlike the exact carry chain of normalize.
+template <int K, class F> HD void carry_round(const F &f, i128 (&t)[K], i128 C = 0) {
     const i128 mask = ((i128)1 << f.w) - 1;
     i128 e[K];
 #pragma unroll
     for (int m = 0; m < K; ++m) {
-        e[m] = t[m] >> f.w;
+        const i128 v = t[m] - C;
+        e[m] = v >> f.w;
         const i128 eu = shl(e[m], f.u);
-        t[m] = f.sign > 0 ? (t[m] & mask) - eu : (t[m] & mask) + eu;
+        t[m] = f.sign > 0 ? (v & mask) + C - eu : (v & mask) + C + eu;
     }
 #pragma unroll
     for (int m = 0; m < K; ++m) t[m] += m ? e[m - 1] : -e[K - 1];
+}
+
+// BALANCED DIGITS (the FFT's lazy form, bigprime_cuda.cu). Carry rounds with C = -2^(w-1)
+// leave |t_m| <= bal_bound(w, u) = 2^(w-1) + 2^(u+2) < 2^63 (a signed word) once a round starts
+// below about 2^(w+1); balanced_rounds gives the count from |t_m| < 2^bits. A round maps a bound
+// M to 2^(w-1) + E·(2^u + 1) with E = floor(M / 2^w) + 1 (|l| <= 2^(w-1), |e| <= E).
+HD constexpr u128 bal_bound(unsigned w, unsigned u) {
+    return ((u128)1 << (w - 1)) + ((u128)1 << (u + 2));
+}
+HD constexpr unsigned balanced_rounds(unsigned w, unsigned u, unsigned bits) {
+    u128 M = (u128)1 << bits;
+    unsigned n = 0;
+    while (M > bal_bound(w, u) && n < 16) {
+        M = ((u128)1 << (w - 1)) + ((M >> w) + 1) * (((u128)1 << u) + 1);
+        ++n;
+    }
+    return n;
+}
+// t (|t_m| < 2^BITS) -> balanced digits d (|d_m| <= bal_bound(w, u)), same value mod p.
+template <int K, unsigned BITS, class F> HD void balance(const F &f, int64_t (&d)[K], i128 (&t)[K]) {
+    const unsigned rounds = balanced_rounds(f.w, f.u, BITS);
+    const i128 C = -((i128)1 << (f.w - 1));
+#pragma unroll
+    for (unsigned i = 0; i < rounds; ++i) carry_round<K>(f, t, C);
+#pragma unroll
+    for (int m = 0; m < K; ++m) d[m] = (int64_t)t[m];
 }
 
 // z = canonical form of Σ t_m·r^m (mod p), |t_m| < 2^BITS <= 2^120 (t is overwritten). The
@@ -226,7 +255,7 @@ template <int K, unsigned BITS = 120, class F>
 HD void normalize(const F &f, uint64_t (&z)[K], i128 (&t)[K]) {
     const unsigned rounds = pre_rounds(f, BITS);
 #pragma unroll
-    for (unsigned i = 0; i < rounds; ++i) carry_round<K>(f, t);
+    for (unsigned i = 0; i < rounds; ++i) carry_round<K>(f, t, 0);
     i128 c;
     for (;;) {
         c = 0;
@@ -247,14 +276,12 @@ HD void normalize(const F &f, uint64_t (&z)[K], i128 (&t)[K]) {
 // out = x·y, the digits of y in registers (b), those of x read one at a time through xd(i)
 // (a digit loader: global memory for the element-wise kernel, the twiddle table for the FFT).
 template <int K, class F, class XDigits>
-HD void mul_core(const F &f, uint64_t (&out)[K], const XDigits &xd,
-                 const uint64_t (&b)[K]) {
+HD void mul_core_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_t (&b)[K]) {
     // Horner over the digits of x, from the top: t <- t·T + x_i·y (mod T^k + 1), where t·T moves
     // every sum up one place and brings the top one back negated (T^k ≡ -1). The end result is
     // the negacyclic schoolbook sum, term for term; a rolled loop over i (the digit x_i re-read
     // from memory, coalesced) keeps the code k times smaller than unrolling both loops (compile
     // time 6 s instead of 49 s per architecture) at the cost of k register moves per digit.
-    i128 t[K];
 #pragma unroll
     for (int m = 0; m < K; ++m) t[m] = 0;
 #pragma unroll 1
@@ -275,6 +302,12 @@ HD void mul_core(const F &f, uint64_t (&out)[K], const XDigits &xd,
                 t[0] -= h;
         }
     }
+}
+
+template <int K, class F, class XDigits>
+HD void mul_core(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64_t (&b)[K]) {
+    i128 t[K];
+    mul_core_sums<K>(f, t, xd, b);
     normalize<K>(f, out, t);
 }
 
@@ -296,7 +329,7 @@ HD void mul_core(const F &f, uint64_t (&out)[K], const XDigits &xd,
 template <class F> HD bool mul_cols_ok(const F &f) { return f.w >= f.u + 14u; }
 
 template <int K, class F, class XDigits>
-HD void mul_cols(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64_t (&b)[K]) {
+HD void mul_cols_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_t (&b)[K]) {
     uint32_t x0[K], x1[K], y0[K], y1[K], y2[K];
 #pragma unroll
     for (int i = 0; i < K; ++i) {
@@ -308,7 +341,6 @@ HD void mul_cols(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64
         y2[i] = (uint32_t)(b[i] >> 42);
     }
     const unsigned s1 = 64 - f.w + f.u, s2 = 64 - f.w;
-    i128 t[K];
 #pragma unroll
     for (int c = 0; c < K; ++c) t[c] = 0;
 #pragma unroll
@@ -337,17 +369,32 @@ HD void mul_cols(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64
         else
             t[0] -= shl(H, s2);
     }
+}
+
+template <int K, class F, class XDigits>
+HD void mul_cols(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64_t (&b)[K]) {
+    i128 t[K];
+    mul_cols_sums<K>(f, t, xd, b);
     normalize<K>(f, out, t);
 }
 
 // The twiddle multiply of the FFT: mul_cols where its bounds hold, else mul_core.
 template <int K, class F, class XDigits>
-HD void mul_tw(const F &f, uint64_t (&out)[K], const XDigits &xd,
-               const uint64_t (&b)[K]) {
+HD void mul_tw(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64_t (&b)[K]) {
     if (mul_cols_ok(f))
         mul_cols<K>(f, out, xd, b);
     else
         mul_core<K>(f, out, xd, b);
+}
+
+// The same without the normalization: digit sums t with Σ t_m·r^m ≡ x·y, |t_m| < 2^120. The
+// digits of y may be any words below 2^64 where mul_cols_ok (mul_core needs them <= r).
+template <int K, class F, class XDigits>
+HD void mul_tw_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_t (&b)[K]) {
+    if (mul_cols_ok(f))
+        mul_cols_sums<K>(f, t, xd, b);
+    else
+        mul_core_sums<K>(f, t, xd, b);
 }
 
 // Digit i of element j of a digit-major vector of n elements.
