@@ -325,7 +325,9 @@ HD void mul_core(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64
 // Measured on an H100 against the earlier form (128-bit column sums of each 64x64-bit product's
 // halves): P3 element-wise multiply at N = 2^20 143 -> 120 µs, an FFT level with twiddle
 // multiplies 122.7 -> 120.0 M instructions (ncu); but P4 (k = 16, run-time constants, 255
-// registers with spills) 408 -> 529 µs.
+// registers with spills) 408 -> 529 µs. Dropped: 21-bit limbs of both factors with signed
+// multiply-adds (9 per digit pair into 5 sums per column, no plus/minus split): P3 forward FFT
+// at N = 2^20 899 µs against 759 µs, P3 element-wise multiply 158 against 121 µs.
 template <class F> HD bool mul_cols_ok(const F &f) { return f.w >= f.u + 14u; }
 
 template <int K, class F, class XDigits>
