@@ -197,9 +197,9 @@ hepa_status checked(Kind kind, const hepa_bp_field *f, uint64_t *z, const uint64
 // LAZY LEVELS. Only the last level normalizes its outputs to the canonical form. The others
 // write words in [0, 2^64) after one carry round with remainders from 2^(u+5) up (|e| <= 17
 // for |X| <= R·B, so the lowest result 2^(u+5) - 17·(2^u + 1) stays positive): the next
-// level's multiply (mul_cols) accepts any words, and its balance step any values. So an element
-// pays one exact carry chain per transform instead of two per level. (Fields where mul_cols_ok
-// fails use mul_core, which needs digits <= r: every level normalizes there.)
+// level's multiply (mul_cols_sums) accepts any words, and its balance step any values. So an
+// element pays one exact carry chain per transform instead of two per level. (Fields where
+// mul_cols_ok fails use mul_core_sums, which needs digits <= r: every level normalizes there.)
 // Inverse: the same with ω^(-1) (table of inverse powers, r^(-E)), and the last level multiplies
 // every element by a second table holding N^(-1)·ω_N^(-i) (the scale folded into the twiddles).
 //
@@ -238,7 +238,8 @@ struct FftLevel {
 template <int KD> struct FftBlock {
     static constexpr unsigned lgSB = KD == 8 ? 8 : 7, SB = 1u << lgSB, ST = SB + 1;
     static constexpr unsigned rows = 3 * KD - 1; // rows 1 .. 2k + k - 1
-    static constexpr size_t smem = (size_t)rows * ST * sizeof(uint64_t); // < 48 KiB
+    static constexpr size_t smem = (size_t)rows * ST * sizeof(uint64_t);
+    static_assert(smem <= 48 * 1024, "above the default dynamic shared memory limit");
 };
 
 // col += v for a 96-bit unsigned column sum (lo, hi).
@@ -344,7 +345,7 @@ HD void fft_output(const F &f, uint64_t *y, const FftLevel &L, const uint64_t *s
     i128 acc[KD];
 #pragma unroll
     for (int m = 0; m < KD; ++m) acc[m] = (i128)(((u128)hi[m] << 64) | lo[m]) - RB;
-    if (L.last || !mul_cols_ok(f)) { // canonical (mul_core, the fallback, needs digits <= r)
+    if (L.last || !mul_cols_ok(f)) { // canonical (mul_core_sums, the fallback, needs digits <= r)
         uint64_t out[KD];
         normalize<KD, 70>(f, out, acc);
 #pragma unroll
@@ -499,7 +500,7 @@ struct FftSeeds {
     unsigned lgB;
 };
 
-// z = x·y on the host for the seeds: mul_cols (a few times faster here than the host's
+// z = x·y on the host for the seeds: mul_cols_sums (a few times faster here than the host's
 // _hepa_bp_mul_digits) where its bounds hold. z may alias x or y.
 template <int K>
 void seed_mul_k(const hepa_bp_dev_field &df, const hepa_bp_field *f, uint64_t *z,
@@ -510,7 +511,7 @@ void seed_mul_k(const hepa_bp_dev_field &df, const hepa_bp_field *f, uint64_t *z
     }
     uint64_t b[K], out[K];
     memcpy(b, y, sizeof b);
-    mul_cols<K>(df, out, DigitsAt{x, 0, 1}, b);
+    mul_tw<K>(df, out, DigitsAt{x, 0, 1}, b); // mul_cols_sums here
     memcpy(z, out, sizeof out);
 }
 

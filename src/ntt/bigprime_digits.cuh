@@ -13,7 +13,7 @@
 // digit sums gives the host's digits exactly.
 //
 // Multiplication: the negacyclic schoolbook product of the digit vectors (T^k ≡ -1), by Horner
-// over the digits of x (mul_core; mul_cols below is the faster column-sum variant). Each
+// over the digits of x (mul_core_sums; mul_cols_sums below is the faster column-sum variant). Each
 // 128-bit product P = x_i·y_j <= r^2 is split into P = h·r + l by split_rounds fixed rounds of the same
 // shift-and-subtract step — a fixed count (computed on the host from w, u, r) instead of the
 // host's loop "until l is in [0, r)", so that all threads run the same instructions: l is then
@@ -304,15 +304,8 @@ HD void mul_core_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_
     }
 }
 
-template <int K, class F, class XDigits>
-HD void mul_core(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64_t (&b)[K]) {
-    i128 t[K];
-    mul_core_sums<K>(f, t, xd, b);
-    normalize<K>(f, out, t);
-}
-
-// out = x·y like mul_core, with fewer operations, for the fields with w >= u + 14 (mul_cols_ok;
-// all the named ones). Column c of the negacyclic digit product,
+// The digit sums of x·y like mul_core_sums, with fewer operations, for the fields with
+// w >= u + 14 (mul_cols_ok; all the named ones). Column c of the negacyclic digit product,
 //   C_c = Σ_(i+j=c) x_i·y_j - Σ_(i+j=c+k) x_i·y_j,
 // is built from 32-bit halves of x (x_i = X0 + X1·2^32) and 21-bit limbs of y (y_j = Y0 +
 // Y1·2^21 + Y2·2^42, Y2 < 2^22): every partial product X·Y < 2^54 is added to one of six
@@ -373,30 +366,23 @@ HD void mul_cols_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_
     }
 }
 
-template <int K, class F, class XDigits>
-HD void mul_cols(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64_t (&b)[K]) {
-    i128 t[K];
-    mul_cols_sums<K>(f, t, xd, b);
-    normalize<K>(f, out, t);
-}
-
-// The twiddle multiply of the FFT: mul_cols where its bounds hold, else mul_core.
-template <int K, class F, class XDigits>
-HD void mul_tw(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64_t (&b)[K]) {
-    if (mul_cols_ok(f))
-        mul_cols<K>(f, out, xd, b);
-    else
-        mul_core<K>(f, out, xd, b);
-}
-
-// The same without the normalization: digit sums t with Σ t_m·r^m ≡ x·y, |t_m| < 2^120. The
-// digits of y may be any words below 2^64 where mul_cols_ok (mul_core needs them <= r).
+// Digit sums t with Σ t_m·r^m ≡ x·y, |t_m| < 2^120: mul_cols_sums where its bounds hold, else
+// mul_core_sums. The digits of y may be any words below 2^64 where mul_cols_ok (mul_core_sums
+// needs them <= r).
 template <int K, class F, class XDigits>
 HD void mul_tw_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_t (&b)[K]) {
     if (mul_cols_ok(f))
         mul_cols_sums<K>(f, t, xd, b);
     else
         mul_core_sums<K>(f, t, xd, b);
+}
+
+// out = x·y, canonical: the digit sums, then normalize.
+template <int K, class F, class XDigits>
+HD void mul_tw(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64_t (&b)[K]) {
+    i128 t[K];
+    mul_tw_sums<K>(f, t, xd, b);
+    normalize<K>(f, out, t);
 }
 
 // Digit i of element j of a digit-major vector of n elements.

@@ -17,7 +17,7 @@
 //      c_j mod p = Σ_i y_i·D_i - β·E with D_i = (Q/q_i) mod p and E = Q mod p as base-r digits:
 //      k·s 64x64-bit products per coefficient, summed in 128-bit columns (L_m: low words,
 //      H_m: high words, exact: s < 2^6 terms), turned into digit sums with 2^64 =
-//      2^(64-w)·(r - sign·2^u) as in mul_cols (bigprime_digits.cuh), then one normalize.
+//      2^(64-w)·(r - sign·2^u) as in mul_cols_sums (bigprime_digits.cuh), then one normalize.
 // Work: N·k·s Shoup products in, 3 NTT passes of s limbs, N·k·s wide products out.
 #include <cuda_runtime.h>
 #include <gmp.h>
