@@ -38,8 +38,9 @@
 #include "rns/internal.h"
 
 // Measured on an H100 and dropped (n = 2^16, L = 34 unless said):
-//  - copying a row block's twiddles to shared memory first: forward 65.3 µs vs 55.9 µs through
-//    the read-only cache (commit 7a03866);
+//  - copying a row block's twiddles to shared memory first, through registers and a block
+//    barrier: forward 65.3 µs vs 55.9 µs through the read-only cache (commit 7a03866). (The
+//    warp-private cp.async copy kept now, STAGED TWIDDLES below, is a little faster for n >= 2^16.)
 //  - persistent blocks prefetching the next tile while transforming the current one: 60.5 vs
 //    56.2 µs, ~10% slower at n = 2^17 (commit 42aab39);
 //  - 1, 2 or 8 rows per row-kernel block instead of 4: equal within 1%.
@@ -249,6 +250,78 @@ template <int P0, int P1, int P2> struct SlotOff {
     }
 };
 
+// ---- the exchange buffer's layout ---------------------------------------------------------
+// Element e (with column c) of a tile sits in the exchange buffer at word phys(e)·C + c, where
+// phys flips low bits of e by linear functions of its higher bits, so that the 64-bit accesses of
+// a half-warp (16 lanes, one 128-byte wavefront) hit 16 different banks (bank = word mod 16):
+//  - C = 8 (column tiles): the bank is c + 8·(phys(e) & 1); e-bit 0 is XORed with the parity of
+//    the other e-bits, so any lane e-bit changes the bank's top bit.
+//  - C = 1 (row tiles, single tiles): the bank is phys(e) & 15; e-bits 0..3 are XORed with
+//    swz_low(e >> 4), a linear map found by search so that every exchange of every schedule in
+//    use spreads its half-warps over 16 banks (checked by a static_assert in ntt_tile_kernel).
+// phys is linear over GF(2) (phys(a ^ b) = phys(a) ^ phys(b)) and a bijection of [0, 2^GB).
+// Before (phys(e) = e), ncu on an H100 (n = 2^16, L = 34) counted 4-way conflicts in most row
+// exchanges and 2-way ones in half the column exchanges: 35-67% of the kernels' shared-memory
+// wavefronts were excess.
+__host__ __device__ constexpr unsigned swz_low(unsigned x) {
+    return (x ^ (x >> 1) ^ (x >> 3) ^ (x << 2)) & 15u;
+}
+__host__ __device__ constexpr unsigned parity(unsigned x) {
+    x ^= x >> 16;
+    x ^= x >> 8;
+    x ^= x >> 4;
+    x ^= x >> 2;
+    x ^= x >> 1;
+    return x & 1u;
+}
+__host__ __device__ constexpr unsigned phys(unsigned e, int CB) {
+    return CB == 3 ? e ^ parity(e >> 1) : e ^ swz_low(e >> 4);
+}
+template <int CB> __device__ __forceinline__ unsigned phys_rt(unsigned e) {
+    static_assert(CB == 0 || CB == 3, "exchange layouts exist for 1 and 8 columns");
+    if constexpr (CB == 3)
+        return e ^ ((unsigned)__popc(e >> 1) & 1u);
+    else
+        return e ^ swz_low(e >> 4);
+}
+// Rank over GF(2) of the bank vectors of the low 4 lanes of a half-warp under map m: true when
+// its 16 lanes hit 16 different banks.
+__host__ __device__ constexpr bool half_warp_spread(const Map &m, int CB) {
+    unsigned v[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 4; ++i) {
+        if (i < CB) v[i] = 1u << i; // column bits of the lane: bank bits 0 .. CB - 1
+        else {
+            const unsigned p = phys(1u << m.pl[i - CB], CB); // lane bit i holds e-bit pl[i - CB]
+            v[i] = CB == 3 ? (p & 1u) << 3 : p & 15u;
+        }
+    }
+    int rank = 0;
+    for (int bit = 0; bit < 4; ++bit) {
+        int piv = -1;
+        for (int i = 0; i < 4; ++i)
+            if (piv < 0 && v[i] && ((v[i] >> bit) & 1u)) piv = i;
+        if (piv < 0) continue;
+        const unsigned pv = v[piv];
+        v[piv] = 0;
+        ++rank;
+        for (int i = 0; i < 4; ++i)
+            if ((v[i] >> bit) & 1u) v[i] ^= pv;
+    }
+    return rank == 4;
+}
+// Every exchange of the schedule writes and reads without bank conflicts.
+__host__ __device__ constexpr bool exchanges_conflict_free(int GB, int CB, bool INV) {
+    const Schedule s = make_schedule(GB, CB, INV);
+    Map prev = load_map(GB, CB, INV);
+    for (int i = 0; i < s.count; ++i) {
+        if (s.steps[i].action == EXCHANGE &&
+            !(half_warp_spread(prev, CB) && half_warp_spread(s.steps[i].map, CB)))
+            return false;
+        prev = s.steps[i].map;
+    }
+    return true;
+}
+
 // The thread's own e-bits (lanes and warps) under the step's mapping.
 template <int GB, int CB, int STEP, bool INV>
 __device__ __forceinline__ unsigned thread_base(unsigned lane, unsigned warp) {
@@ -286,7 +359,8 @@ __device__ __forceinline__ unsigned load_base(unsigned lane, unsigned warp) {
 }
 
 struct Ctx {
-    const ulonglong2 *tw; // this limb's (w, w') pairs for the direction
+    const ulonglong2 *tw;  // this limb's (w, w') pairs for the direction
+    const ulonglong2 *tws; // row tiles: the row's twiddles staged in shared memory (see Staged)
     uint64_t q;
     uint64_t n_inv, n_inv_shoup, n_inv_w, n_inv_w_shoup;
 };
@@ -309,20 +383,54 @@ __device__ __forceinline__ void swap_slot_lane(uint64_t (&v)[8], unsigned lane) 
     }
 }
 
+// STAGED TWIDDLES (STG). Row tiles (GB = 8, CB = 0, S = 0: one warp per 256-element row) copy
+// the 255 twiddle pairs their eight stages use into warp-private shared memory with cp.async,
+// right after issuing their data loads, so that the row waits for one round of loads instead of
+// one per stage. The stage on bit B uses table entries (n >> (B+1)) + row·2^(7-B) + j,
+// j < 2^(7-B): a contiguous run, staged at tws[2^(7-B) + j] (entry 0 unused). ncu (n = 2^16,
+// L = 34, forward row kernel): the share of warp cycles waiting on global loads went from 44%
+// to 18%, but the kernel is mostly bound by instruction issue, so the gain is small.
+// Only for n >= 2^16 (HEPA_NTT_STAGE_MIN_LOGN): below, the tables stay in L2 and staging
+// measured slower. H100, µs, min of 2 runs, swizzled exchanges without -> with staging, same
+// run (L = 34 unless said; cold):
+//   forward  2^15 29.4 -> 29.9, 2^16 51.1 -> 50.9, 2^17 (L = 64) 180.2 -> 176.4
+//   inverse  2^15 31.0 -> 30.4, 2^16 58.5 -> 55.8, 2^17 (L = 64) 190.1 -> 188.6
+//   negacyclic multiply 2^14 48.9 -> 50.9, 2^16 163.1 -> 163.3, 2^17 (L = 64) 555.2 -> 554.1
+#ifndef HEPA_NTT_STAGE_MIN_LOGN
+#define HEPA_NTT_STAGE_MIN_LOGN 16
+#endif
+// (cp.async needs sm_80; older targets copy through registers.)
+__device__ __forceinline__ void cp_async16(void *smem_dst, const void *gmem_src) {
+#if __CUDA_ARCH__ >= 800
+    const unsigned d = (unsigned)__cvta_generic_to_shared(smem_dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(gmem_src) : "memory");
+#else
+    *static_cast<ulonglong2 *>(smem_dst) = __ldg(static_cast<const ulonglong2 *>(gmem_src));
+#endif
+}
+__device__ __forceinline__ void cp_async_wait_all() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;\n" ::: "memory");
+#endif
+}
+
 // The (up to) four twiddle pairs of one stage on slot bit I, tile e-bit b (global bit B = b + S),
 // pair p being the butterfly of the p-th slot index k with bit I clear. gxt: the thread's own
 // global index bits under that stage's mapping. Slot bits are disjoint from the thread's bits,
 // so the table index is hi + (slot offset >> (b+1)); equal indices are loaded once.
-template <int I, int P0, int P1, int P2, int b, int S>
+template <int I, int P0, int P1, int P2, int b, int S, bool STAGED>
 __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c, unsigned gxt,
                                               unsigned logn) {
     constexpr int B = b + S;
-    const unsigned hi = ((1u << logn) >> (B + 1)) + (gxt >> (B + 1));
+    static_assert(!STAGED || (S == 0 && b < 8), "staged twiddles are for row tiles");
+    const unsigned hi = STAGED ? (1u << (7 - b)) + ((gxt & 255u) >> (b + 1))
+                               : ((1u << logn) >> (B + 1)) + (gxt >> (B + 1));
     int p = 0;
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         if ((k >> I) & 1) continue;
-        tw[p++] = __ldg(c.tw + hi + ((unsigned)SlotOff<P0, P1, P2>::of(k) >> (b + 1)));
+        const unsigned i = hi + ((unsigned)SlotOff<P0, P1, P2>::of(k) >> (b + 1));
+        tw[p++] = STAGED ? c.tws[i] : __ldg(c.tw + i);
     }
 }
 
@@ -349,7 +457,7 @@ __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, const ulon
 }
 
 // Issue the loads of step STEP's twiddles (nothing for restore steps and the scaled stage).
-template <int GB, int CB, int S, bool INV, bool LAST, int STEP>
+template <int GB, int CB, int S, bool INV, bool LAST, bool STG, int STEP>
 __device__ __forceinline__ void prefetch_step(ulonglong2 (&tw)[4], const Ctx &c, unsigned lane,
                                               unsigned warp, unsigned gx0, unsigned logn) {
     constexpr Schedule sch = Sched<GB, CB, INV>::value;
@@ -357,13 +465,13 @@ __device__ __forceinline__ void prefetch_step(ulonglong2 (&tw)[4], const Ctx &c,
         constexpr Step st = sch.steps[STEP];
         if constexpr (!(INV && LAST && st.bit == GB - 1)) {
             const unsigned gxt = gx0 + (thread_base<GB, CB, STEP, INV>(lane, warp) << S);
-            load_twiddles<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S>(tw, c, gxt,
-                                                                                        logn);
+            load_twiddles<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S,
+                          STG>(tw, c, gxt, logn);
         }
     }
 }
 
-template <int GB, int CB, int S, bool INV, bool LAST, int STEP>
+template <int GB, int CB, int S, bool INV, bool LAST, bool STG, int STEP>
 __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *smem, unsigned lane,
                                           unsigned warp, unsigned gx0, unsigned logn,
                                           ulonglong2 (&tw)[4]) {
@@ -385,22 +493,24 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
                 pb = thread_base<GB, CB, STEP - 1, INV>(lane, warp);
             constexpr bool warp_tile = GB - 3 - (5 - CB) == 0; // the tile is one warp
             if (warp_tile) __syncwarp(); else __syncthreads(); // earlier reads of smem are done
+            const unsigned pp = phys_rt<CB>(pb);
 #pragma unroll
             for (int k = 0; k < 8; ++k)
-                smem[(pb | SlotOff<pm.ps[0], pm.ps[1], pm.ps[2]>::of(k)) * C + (lane & (C - 1))] =
-                    v[k];
+                smem[(pp ^ phys(SlotOff<pm.ps[0], pm.ps[1], pm.ps[2]>::of(k), CB)) * C +
+                     (lane & (C - 1))] = v[k];
             if (warp_tile) __syncwarp(); else __syncthreads();
-            const unsigned nb = thread_base<GB, CB, STEP, INV>(lane, warp);
+            const unsigned np = phys_rt<CB>(thread_base<GB, CB, STEP, INV>(lane, warp));
 #pragma unroll
             for (int k = 0; k < 8; ++k)
-                v[k] = smem[(nb | SlotOff<st.map.ps[0], st.map.ps[1], st.map.ps[2]>::of(k)) * C +
+                v[k] = smem[(np ^ phys(SlotOff<st.map.ps[0], st.map.ps[1], st.map.ps[2]>::of(k), CB)) *
+                                C +
                             (lane & (C - 1))];
         }
         // The next step's twiddles are requested before this step computes. (Measured on an
         // H100 against loading them right before use: no difference beyond noise, n = 2^12 to
         // 2^17, L = 34; the compiler already schedules these loads early.)
         ulonglong2 tw_next[4];
-        prefetch_step<GB, CB, S, INV, LAST, STEP + 1>(tw_next, c, lane, warp, gx0, logn);
+        prefetch_step<GB, CB, S, INV, LAST, STG, STEP + 1>(tw_next, c, lane, warp, gx0, logn);
         if constexpr (STEP < sch.stages) {
             // The scaled last inverse stage is the top bit of the last pass (a last pass always
             // holds the top bit: it is the column pass or the single tile). Compile-time, so the
@@ -410,7 +520,7 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
             else
                 stage<st.slot, INV, false>(v, c, tw);
         }
-        run_steps<GB, CB, S, INV, LAST, STEP + 1>(v, c, smem, lane, warp, gx0, logn, tw_next);
+        run_steps<GB, CB, S, INV, LAST, STG, STEP + 1>(v, c, smem, lane, warp, gx0, logn, tw_next);
     }
 }
 
@@ -422,7 +532,7 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
 // At least 1024 resident threads per SM (a cap of 64 registers per thread): without it the
 // compiler gave the 512-thread column kernel of n = 2^17 72 registers, one block per SM, and
 // the forward NTT at n = 2^17, L = 64 went from 203 to 225 µs on an H100.
-template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST>
+template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG>
 __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * (1 << (GB + CB - 3))))
     ntt_tile_kernel(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                     const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
@@ -434,6 +544,8 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     constexpr int C = 1 << CB;
     constexpr Schedule sch = Sched<GB, CB, INV>::value;
     constexpr Map fm = sch.steps[sch.count - 1].map; // final mapping = load mapping's lanes
+    static_assert(exchanges_conflict_free(GB, CB, INV), "an exchange has bank conflicts");
+    static_assert(!STG || (GB == 8 && CB == 0 && S == 0), "staged twiddles are for row tiles");
     const size_t n = (size_t)1 << logn;
     // grid.y = level, or 2·level for a pair of polynomials (out_b = NTT(in_b) in the same launch:
     // twice the blocks, so less of the last-wave tail)
@@ -466,6 +578,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
 
     Ctx c;
     c.tw = reinterpret_cast<const ulonglong2 *>(tables + 4 * n * (size_t)limb + (INV ? 2 * n : 0));
+    c.tws = nullptr;
     c.q = lc.q;
     c.n_inv = lc.n_inv;
     c.n_inv_shoup = lc.n_inv_shoup;
@@ -486,9 +599,26 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
             v[k] = in[gx];
         }
     }
+    if constexpr (STG) {
+        // the row's 255 twiddle pairs (see Staged), after the data loads: ptxas placed the wait
+        // between the data loads when the copies came first, so half of them waited for it
+        ulonglong2 *tws = reinterpret_cast<ulonglong2 *>(smem_dyn + (size_t)TILES * TPT * 8) +
+                          (threadIdx.x / TPT) * 256;
+        const size_t row = gx0 >> 8;
+#pragma unroll
+        for (unsigned t = 0; t < 8; ++t) {
+            const unsigned e = lane + 32 * t;
+            if (e == 0) continue;
+            const unsigned lg = 31 - __clz(e), P = 1u << lg; // stage B = 7 - lg
+            cp_async16(tws + e, c.tw + (n >> (8 - lg)) + row * P + (e - P));
+        }
+        c.tws = tws;
+        cp_async_wait_all();
+        __syncwarp(); // the other lanes' copies are visible
+    }
     ulonglong2 tw[4];
-    prefetch_step<GB, CB, S, INV, LAST, 0>(tw, c, lane, warp, gx0, logn);
-    run_steps<GB, CB, S, INV, LAST, 0>(v, c, smem, lane, warp, gx0, logn, tw);
+    prefetch_step<GB, CB, S, INV, LAST, STG, 0>(tw, c, lane, warp, gx0, logn);
+    run_steps<GB, CB, S, INV, LAST, STG, 0>(v, c, smem, lane, warp, gx0, logn, tw);
 
     const unsigned fb = thread_base<GB, CB, sch.count - 1, INV>(lane, warp);
 #pragma unroll
@@ -548,7 +678,7 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
         out[off + x] = INV ? hepa_reduce_2q(smem[x], q) : hepa_reduce_4q(smem[x], q);
 }
 
-template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST>
+template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG = false>
 cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                         const hepa_ring *ring, size_t level, unsigned tile_stride, size_t tiles,
                         cudaStream_t st, uint64_t *out_b, const uint64_t *in_b,
@@ -557,8 +687,9 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     // an exchange area for every tile but column tiles without warp bits (they never exchange)
     constexpr bool lane_smem = INV ? HEPA_NTT_LANE_SMEM_INV : HEPA_NTT_LANE_SMEM_FWD;
     constexpr bool exchanges = lane_smem || !(CB > 0 && GB - 3 - (5 - CB) == 0);
-    const size_t smem = exchanges ? ((size_t)8 * TILES << (GB + CB)) : 0;
-    auto kern = ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST>;
+    const size_t smem = (exchanges ? ((size_t)8 * TILES << (GB + CB)) : 0) +
+                        (STG ? (size_t)TILES * 256 * sizeof(ulonglong2) : 0);
+    auto kern = ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG>;
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)smem);
@@ -614,8 +745,11 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
     launch_tile<GB1, 3, 8, 1, INV, FUS, LAST>(out, IN, IN2, ring, level, 8, col_tiles, st, out_b, \
                                               INB, map)
 #define ROWS(FUS, IN, IN2, LAST, INB)                                                          \
-    launch_tile<8, 0, 0, 4, INV, FUS, LAST>(out, IN, IN2, ring, level, 256, rows, st, out_b, INB, \
-                                            map)
+    (logn >= HEPA_NTT_STAGE_MIN_LOGN                                                           \
+         ? launch_tile<8, 0, 0, 4, INV, FUS, LAST, true>(out, IN, IN2, ring, level, 256, rows, st, \
+                                                         out_b, INB, map)                      \
+         : launch_tile<8, 0, 0, 4, INV, FUS, LAST, false>(out, IN, IN2, ring, level, 256, rows,   \
+                                                          st, out_b, INB, map))
     // three passes, n = 2^18 .. 2^20 (T, M) = (5, 5), (6, 5), (6, 6)
 #define TOP(GBT, M, IN, LAST, INB)                                                             \
     launch_tile<GBT, 3, 8 + M, 1, INV, false, LAST>(out, IN, nullptr, ring, level, 8,          \
