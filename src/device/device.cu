@@ -111,6 +111,30 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
         TRY(cudaMalloc((void **)&d->idmap, sizeof id));
         TRY(cudaMemcpy(d->idmap, id, sizeof id, cudaMemcpyHostToDevice));
     }
+    {
+        // the rescale constants of every level (see hepa_ring_device::rescale)
+        const size_t B = 1 + 3 * L;
+        uint64_t *h = (uint64_t *)calloc(L * B, sizeof *h);
+        if (!h) {
+            s = HEPA_ERR_OUT_OF_MEMORY;
+            goto fail;
+        }
+        uint64_t inv[HEPA_RING_MAX_MODULI], inv_sh[HEPA_RING_MAX_MODULI], qmod[HEPA_RING_MAX_MODULI];
+        for (size_t l = 2; l <= L; ++l) {
+            uint64_t *b = h + (l - 1) * B;
+            _hepa_rescale_consts(ring, l, inv, inv_sh, qmod);
+            b[0] = ring->moduli[l - 1] / 2;
+            for (size_t i = 0; i + 1 < l; ++i) {
+                b[1 + 3 * i] = qmod[i];
+                b[2 + 3 * i] = inv[i];
+                b[3 + 3 * i] = inv_sh[i];
+            }
+        }
+        cudaError_t e = cudaMalloc((void **)&d->rescale, L * B * sizeof *h);
+        if (e == cudaSuccess) e = cudaMemcpy(d->rescale, h, L * B * sizeof *h, cudaMemcpyHostToDevice);
+        free(h);
+        TRY(e);
+    }
     free(host_tables);
     free(host_limbs);
     return HEPA_OK;
@@ -129,6 +153,7 @@ extern "C" void _hepa_dev_ring_free(hepa_ring *ring) {
     cudaFree(d->tables);
     cudaFree(d->limbs);
     cudaFree(d->idmap);
+    cudaFree(d->rescale);
     if (d->stream) cudaStreamDestroy((cudaStream_t)d->stream);
     free(d);
     ring->dev = NULL;

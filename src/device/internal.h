@@ -36,6 +36,9 @@ typedef struct hepa_ring_device {
     hepa_dev_limb *limbs;  /* device, L entries */
     uint32_t *idmap;       /* device, idmap[i] = i for i < 64: NTT map entries (data limb 0,
                             * modulus i) for one limb of any modulus (see _hepa_dev_ntt_map) */
+    uint64_t *rescale;     /* device, L blocks of 1 + 3L words: block l - 1 (a rescale from l
+                            * limbs) = q_(l-1) / 2, then (q_(l-1) mod q_i, q_(l-1)^(-1) mod q_i,
+                            * its Shoup companion) for i < l - 1 (see _hepa_dev_ntt_rescale) */
 } hepa_ring_device;
 
 struct hepa_ring;
@@ -89,6 +92,14 @@ hepa_status _hepa_dev_ntt_forward2(const struct hepa_ring *ring, size_t level, u
  * product is fused into the first inverse pass. out may equal a or b. */
 hepa_status _hepa_dev_mul_inverse(const struct hepa_ring *ring, size_t level, uint64_t *out,
                                   const uint64_t *a, const uint64_t *b);
+/* The NTT-domain rescale of a (level limbs) for n >= 2^13 in two or three launches:
+ * out_i = (a_i - NTT_i(centred(last) mod q_i)) · q_(level-1)^(-1) for i < level - 1, where last
+ * is a's last limb in the coefficient domain (one limb). The first NTT pass computes the
+ * correction as it loads, the last one subtracts and scales as it stores; scratch (level - 1
+ * limbs, not overlapping anything else) holds the pass in between. out may equal a. Returns
+ * HEPA_ERR_UNSUPPORTED for n < 2^13 (the caller then takes the unfused path). */
+hepa_status _hepa_dev_ntt_rescale(const struct hepa_ring *ring, size_t level, uint64_t *out,
+                                  const uint64_t *a, const uint64_t *last, uint64_t *scratch);
 
 typedef enum { HEPA_EW_ADD, HEPA_EW_SUB, HEPA_EW_NEG, HEPA_EW_MUL, HEPA_EW_MUL_SCALAR } hepa_ew_op;
 /* Element-wise op over level·n words: out = a op b. NEG ignores b. MUL_SCALAR ignores b and

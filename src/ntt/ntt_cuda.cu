@@ -35,6 +35,7 @@
 
 #include "device/internal.h"
 #include "hepa/modarith.h"
+#include "rns/conv_core.h"
 #include "rns/internal.h"
 
 // Measured on an H100 and dropped (n = 2^16, L = 34 unless said):
@@ -528,17 +529,20 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
 // (the index of tile element e in column c is tile·tile_stride + c + (e << S)), TILES = tiles per
 // block (only for tiles that need no shared memory), INV = inverse, FUSED = inverse pass that
 // first multiplies two NTT-domain inputs pointwise. LAST: the final pass of the transform
-// (reduces to [0, q); for the inverse it also scales by n^(-1)).
+// (reduces to [0, q); for the inverse it also scales by n^(-1)). XF: the NTT-domain rescale's
+// fusions (_hepa_dev_ntt_rescale; aux = the level's block of hepa_ring_device::rescale): 1 = the
+// first forward pass loads centred(in) mod q_limb from the one limb `in` (the same for every
+// limb); 2 = the last forward pass stores (in2 - x)·q_last^(-1) instead of x.
 // At least 1024 resident threads per SM (a cap of 64 registers per thread): without it the
 // compiler gave the 512-thread column kernel of n = 2^17 72 registers, one block per SM, and
 // the forward NTT at n = 2^17, L = 64 went from 203 to 225 µs on an H100.
-template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG>
+template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG, int XF>
 __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * (1 << (GB + CB - 3))))
     ntt_tile_kernel(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                     const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
                     unsigned logn, unsigned tile_stride, unsigned seg_bits, unsigned seg_stride,
                     uint64_t *out_b, const uint64_t *in_b, unsigned level,
-                    const uint32_t *__restrict__ map) {
+                    const uint32_t *__restrict__ map, const uint64_t *__restrict__ aux) {
     extern __shared__ uint64_t smem_dyn[];
     constexpr int TPT = 1 << (GB + CB - 3); // threads per tile
     constexpr int C = 1 << CB;
@@ -546,6 +550,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     constexpr Map fm = sch.steps[sch.count - 1].map; // final mapping = load mapping's lanes
     static_assert(exchanges_conflict_free(GB, CB, INV), "an exchange has bank conflicts");
     static_assert(!STG || (GB == 8 && CB == 0 && S == 0), "staged twiddles are for row tiles");
+    static_assert(XF == 0 || (!INV && !FUSED && (XF == 1) != LAST), "rescale fusions: forward only");
     const size_t n = (size_t)1 << logn;
     // grid.y = level, or 2·level for a pair of polynomials (out_b = NTT(in_b) in the same launch:
     // twice the blocks, so less of the last-wave tail)
@@ -592,7 +597,10 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         const size_t gx = off + gx0 + ((b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)) << S);
-        if (FUSED) {
+        if (XF == 1) { // the rescale's correction; aux[0] = q_last / 2, aux[1 + 3·limb] = q_last mod q
+            const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
+            v[k] = hepa_center_mod(in[gx - off], aux[0], aux[1 + 3 * limb], &mod); // [0, q)
+        } else if (FUSED) {
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_mod_mul(in[gx], in2[gx], &mod); // [0, q)
         } else {
@@ -626,6 +634,9 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
         const size_t gx = off + gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S);
         uint64_t x = v[k];
         if (LAST) x = INV ? hepa_reduce_2q(x, c.q) : hepa_reduce_4q(x, c.q);
+        if (XF == 2) // the rescale: (a - correction)·q_last^(-1), a = in2
+            x = hepa_mul_shoup(hepa_mod_sub(in2[gx], x, c.q), aux[2 + 3 * limb], aux[3 + 3 * limb],
+                               c.q);
         out[gx] = x;
     }
 }
@@ -678,18 +689,20 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
         out[off + x] = INV ? hepa_reduce_2q(smem[x], q) : hepa_reduce_4q(smem[x], q);
 }
 
-template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG = false>
+template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG = false,
+          int XF = 0>
 cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                         const hepa_ring *ring, size_t level, unsigned tile_stride, size_t tiles,
                         cudaStream_t st, uint64_t *out_b, const uint64_t *in_b,
-                        const uint32_t *map, unsigned seg_bits = 31, unsigned seg_stride = 0) {
+                        const uint32_t *map, unsigned seg_bits = 31, unsigned seg_stride = 0,
+                        const uint64_t *aux = nullptr) {
     constexpr int TPT = 1 << (GB + CB - 3);
     // an exchange area for every tile but column tiles without warp bits (they never exchange)
     constexpr bool lane_smem = INV ? HEPA_NTT_LANE_SMEM_INV : HEPA_NTT_LANE_SMEM_FWD;
     constexpr bool exchanges = lane_smem || !(CB > 0 && GB - 3 - (5 - CB) == 0);
     const size_t smem = (exchanges ? ((size_t)8 * TILES << (GB + CB)) : 0) +
                         (STG ? (size_t)TILES * 256 * sizeof(ulonglong2) : 0);
-    auto kern = ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG>;
+    auto kern = ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF>;
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)smem);
@@ -698,7 +711,7 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     dim3 grid((unsigned)(tiles / TILES), (unsigned)(out_b ? 2 * level : level));
     kern<<<grid, TILES * TPT, smem, st>>>(out, in, in2, ring->dev->tables, ring->dev->limbs,
                                           ring->log_n, tile_stride, seg_bits, seg_stride, out_b,
-                                          in_b, (unsigned)level, map);
+                                          in_b, (unsigned)level, map, aux);
     return cudaGetLastError();
 }
 
@@ -836,4 +849,64 @@ extern "C" hepa_status _hepa_dev_ntt_map(const hepa_ring *ring, int inverse, uin
 extern "C" hepa_status _hepa_dev_mul_inverse(const hepa_ring *ring, size_t level, uint64_t *out,
                                              const uint64_t *a, const uint64_t *b) {
     return _hepa_dev_status(run_ntt<true, true>(ring, level, out, a, b), "NTT mul+inverse");
+}
+
+// The NTT-domain rescale (see device/internal.h): the forward NTT of the level - 1 corrections
+// with the correction computed in the first pass's loads and the subtract-and-scale in the last
+// pass's stores. Against the unfused path (correction kernel, NTT, subtract-scale kernel) it saves
+// writing the corrections, reading level - 1 limbs in the first pass, and a full read-read-write
+// pass at the end.
+extern "C" hepa_status _hepa_dev_ntt_rescale(const hepa_ring *ring, size_t level, uint64_t *out,
+                                             const uint64_t *a, const uint64_t *last,
+                                             uint64_t *scratch) {
+    const int logn = (int)ring->log_n;
+    if (logn < 13 || level < 2) return HEPA_ERR_UNSUPPORTED;
+    cudaStream_t st = (cudaStream_t)ring->dev->stream;
+    const size_t n = ring->n, lv = level - 1;
+    const uint64_t *aux = ring->dev->rescale + (level - 1) * (1 + 3 * ring->num_moduli);
+    cudaError_t e;
+    // first pass(es): centred(last) mod q_i into scratch (as run_ntt's forward columns)
+#define COLS1(GB1)                                                                             \
+    launch_tile<GB1, 3, 8, 1, false, false, false, false, 1>(scratch, last, nullptr, ring, lv, 8, \
+                                                             32, st, nullptr, nullptr, nullptr,  \
+                                                             31, 0, aux)
+#define TOP1(GBT, M)                                                                           \
+    launch_tile<GBT, 3, 8 + M, 1, false, false, false, false, 1>(                              \
+        scratch, last, nullptr, ring, lv, 8, n >> (GBT + 3), st, nullptr, nullptr, nullptr, 31, 0, \
+        aux)
+#define MID0(M)                                                                                \
+    launch_tile<M, 3, 8, 1, false, false, false>(scratch, scratch, nullptr, ring, lv, 8,        \
+                                                 n >> (M + 3), st, nullptr, nullptr, nullptr, 5, \
+                                                 1u << (8 + M))
+    switch (logn) {
+    case 13: e = COLS1(5); break;
+    case 14: e = COLS1(6); break;
+    case 15: e = COLS1(7); break;
+    case 16: e = COLS1(8); break;
+    case 17: e = COLS1(9); break;
+    case 18:
+        e = TOP1(5, 5);
+        if (e == cudaSuccess) e = MID0(5);
+        break;
+    case 19:
+        e = TOP1(6, 5);
+        if (e == cudaSuccess) e = MID0(5);
+        break;
+    default:
+        e = TOP1(6, 6);
+        if (e == cudaSuccess) e = MID0(6);
+        break;
+    }
+#undef COLS1
+#undef TOP1
+#undef MID0
+    if (e == cudaSuccess) // rows: out = (a - NTT(correction))·q_last^(-1)
+        e = logn >= HEPA_NTT_STAGE_MIN_LOGN
+                ? launch_tile<8, 0, 0, 4, false, false, true, true, 2>(
+                      out, scratch, a, ring, lv, 256, n >> 8, st, nullptr, nullptr, nullptr, 31, 0,
+                      aux)
+                : launch_tile<8, 0, 0, 4, false, false, true, false, 2>(
+                      out, scratch, a, ring, lv, 256, n >> 8, st, nullptr, nullptr, nullptr, 31, 0,
+                      aux);
+    return _hepa_dev_status(e, "NTT-domain rescale");
 }

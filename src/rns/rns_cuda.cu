@@ -221,6 +221,9 @@ extern "C" hepa_status _hepa_dev_rescale(const hepa_ring *ring, size_t level, ui
         // limbs 1 .. l-1: the corrections, forward-transformed, then subtracted and scaled.
         if ((s = _hepa_dev_ntt_map(ring, 1, tmp, last, ring->dev->idmap + level - 1, 1)) != HEPA_OK)
             return s;
+        // n >= 2^13: correction and subtract-scale fused into the NTT's passes
+        if ((s = _hepa_dev_ntt_rescale(ring, level, out, a, tmp, tmp + n)) != HEPA_ERR_UNSUPPORTED)
+            return s;
         rescale_kernel<<<blocks_for(pairs), kThreads, 0, st>>>(
             nullptr, nullptr, tmp, tmp + n, ring->dev->limbs, logn, pairs, half, k);
         if ((s = _hepa_dev_status(cudaGetLastError(), "rescale kernel")) != HEPA_OK) return s;

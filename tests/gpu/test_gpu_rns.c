@@ -80,9 +80,11 @@ static void twin_check(twin x, const char *what, size_t n) {
 Test(gpu_rns, tensor_rescale_drop_automorphism) {
     test_rng t;
     test_rng_init(&t);
-    const size_t ns[] = {256, 1024, 8192, 65536};
-    for (int k = 0; k < 4; ++k) {
-        const size_t n = ns[k], L = n >= 65536 ? 12 : 5;
+    /* 8192 and up take the fused NTT-domain rescale (first pass: columns up to 2^17, two column
+     * passes from 2^18; rows with staged twiddles from 2^16) */
+    const size_t ns[] = {256, 1024, 8192, 65536, 131072, 262144};
+    for (int k = 0; k < 6; ++k) {
+        const size_t n = ns[k], L = n == 65536 ? 12 : n > 65536 ? 3 : 5;
         pair p;
         pair_init(&p, n, L, 1, 40);
         const size_t l = L;
