@@ -300,7 +300,7 @@ __host__ __device__ constexpr bool half_warp_spread(const Map &m, int CB) {
     for (int bit = 0; bit < 4; ++bit) {
         int piv = -1;
         for (int i = 0; i < 4; ++i)
-            if (piv < 0 && v[i] && ((v[i] >> bit) & 1u)) piv = i;
+            if (piv < 0 && ((v[i] >> bit) & 1u)) piv = i;
         if (piv < 0) continue;
         const unsigned pv = v[piv];
         v[piv] = 0;
@@ -718,16 +718,22 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
 // The whole transform: out = NTT(in) (or INTT(in ⊙ in2) when FUSED); with out_b (forward
 // only), also out_b = NTT(in_b) in the same launches. With a map (in place, not FUSED, no
 // out_b), `level` entries of the map name the limbs and their moduli (same data limb in `in`
-// and `out`).
-template <bool INV, bool FUSED>
+// and `out`). RESC (forward, n >= 2^13 only): the NTT-domain rescale of _hepa_dev_ntt_rescale,
+// in = the one coefficient-domain limb, in2 = a, out = the scratch between the passes, fin =
+// the result, aux = the level's rescale constants (XF of ntt_tile_kernel).
+template <bool INV, bool FUSED, bool RESC = false>
 cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
                     const uint64_t *in2, uint64_t *out_b = nullptr,
-                    const uint64_t *in_b = nullptr, const uint32_t *map = nullptr) {
+                    const uint64_t *in_b = nullptr, const uint32_t *map = nullptr,
+                    uint64_t *fin = nullptr, const uint64_t *aux = nullptr) {
+    static_assert(!RESC || (!INV && !FUSED), "the rescale fusion is a forward transform");
     cudaStream_t st = (cudaStream_t)ring->dev->stream;
     const int logn = (int)ring->log_n;
     const size_t n = ring->n;
     const unsigned nn = (unsigned)n;
-    if (logn <= 9) {
+    if constexpr (RESC) {
+        if (logn < 13) return cudaErrorInvalidValue;
+    } else if (logn <= 9) {
         dim3 grid(1, (unsigned)level);
         ntt_small_kernel<INV, FUSED><<<grid, (unsigned)(n / 2), n * sizeof(uint64_t), st>>>(
             out, in, in2, ring->dev->tables, ring->dev->limbs, logn, map);
@@ -736,7 +742,7 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
                 out_b, in_b, in2, ring->dev->tables, ring->dev->limbs, logn, nullptr);
         return cudaGetLastError();
     }
-    switch (logn) {
+    if constexpr (!RESC) switch (logn) {
     case 10:
         return launch_tile<10, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st,
                                                           out_b, in_b, map);
@@ -754,62 +760,65 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
     // tiles come in 2^T segments of 32 (one per value of the top bits, 2^(8+M) apart).
     const size_t rows = n >> 8, col_tiles = 256 / 8;
     cudaError_t e;
-#define COLS(GB1, FUS, IN, IN2, LAST, INB)                                                     \
-    launch_tile<GB1, 3, 8, 1, INV, FUS, LAST>(out, IN, IN2, ring, level, 8, col_tiles, st, out_b, \
-                                              INB, map)
-#define ROWS(FUS, IN, IN2, LAST, INB)                                                          \
+    // XF1 / XF2: the rescale fusions of the first / last forward pass (none otherwise)
+    constexpr int XF1 = RESC ? 1 : 0, XF2 = RESC ? 2 : 0;
+#define COLS(GB1, FUS, IN, IN2, LAST, INB, XF)                                                 \
+    launch_tile<GB1, 3, 8, 1, INV, FUS, LAST, false, XF>(out, IN, IN2, ring, level, 8, col_tiles, \
+                                                         st, out_b, INB, map, 31, 0, aux)
+#define ROWS(DST, FUS, IN, IN2, LAST, INB, XF)                                                 \
     (logn >= HEPA_NTT_STAGE_MIN_LOGN                                                           \
-         ? launch_tile<8, 0, 0, 4, INV, FUS, LAST, true>(out, IN, IN2, ring, level, 256, rows, st, \
-                                                         out_b, INB, map)                      \
-         : launch_tile<8, 0, 0, 4, INV, FUS, LAST, false>(out, IN, IN2, ring, level, 256, rows,   \
-                                                          st, out_b, INB, map))
+         ? launch_tile<8, 0, 0, 4, INV, FUS, LAST, true, XF>(DST, IN, IN2, ring, level, 256, rows, \
+                                                             st, out_b, INB, map, 31, 0, aux)  \
+         : launch_tile<8, 0, 0, 4, INV, FUS, LAST, false, XF>(DST, IN, IN2, ring, level, 256,     \
+                                                              rows, st, out_b, INB, map, 31, 0, aux))
     // three passes, n = 2^18 .. 2^20 (T, M) = (5, 5), (6, 5), (6, 6)
-#define TOP(GBT, M, IN, LAST, INB)                                                             \
-    launch_tile<GBT, 3, 8 + M, 1, INV, false, LAST>(out, IN, nullptr, ring, level, 8,          \
-                                                    n >> (GBT + 3), st, out_b, INB, map)
+#define TOP(GBT, M, IN, LAST, INB, XF)                                                         \
+    launch_tile<GBT, 3, 8 + M, 1, INV, false, LAST, false, XF>(                                \
+        out, IN, nullptr, ring, level, 8, n >> (GBT + 3), st, out_b, INB, map, 31, 0, aux)
 #define MID(M, IN, INB)                                                                        \
     launch_tile<M, 3, 8, 1, INV, false, false>(out, IN, nullptr, ring, level, 8,               \
                                                n >> (M + 3), st, out_b, INB, map, 5, 1u << (8 + M))
-    if (!INV) {
+    if constexpr (!INV) {
         switch (logn) { // columns first (top bits down), then rows
-        case 13: e = COLS(5, false, in, nullptr, false, in_b); break;
-        case 14: e = COLS(6, false, in, nullptr, false, in_b); break;
-        case 15: e = COLS(7, false, in, nullptr, false, in_b); break;
-        case 16: e = COLS(8, false, in, nullptr, false, in_b); break;
-        case 17: e = COLS(9, false, in, nullptr, false, in_b); break;
+        case 13: e = COLS(5, false, in, nullptr, false, in_b, XF1); break;
+        case 14: e = COLS(6, false, in, nullptr, false, in_b, XF1); break;
+        case 15: e = COLS(7, false, in, nullptr, false, in_b, XF1); break;
+        case 16: e = COLS(8, false, in, nullptr, false, in_b, XF1); break;
+        case 17: e = COLS(9, false, in, nullptr, false, in_b, XF1); break;
         case 18:
-            e = TOP(5, 5, in, false, in_b);
+            e = TOP(5, 5, in, false, in_b, XF1);
             if (e == cudaSuccess) e = MID(5, out, out_b);
             break;
         case 19:
-            e = TOP(6, 5, in, false, in_b);
+            e = TOP(6, 5, in, false, in_b, XF1);
             if (e == cudaSuccess) e = MID(5, out, out_b);
             break;
         default:
-            e = TOP(6, 6, in, false, in_b);
+            e = TOP(6, 6, in, false, in_b, XF1);
             if (e == cudaSuccess) e = MID(6, out, out_b);
             break;
         }
         if (e != cudaSuccess) return e;
-        return ROWS(false, out, nullptr, true, out_b);
-    }
-    e = ROWS(FUSED, in, in2, false, nullptr); // rows first (low bits), then columns
-    if (e != cudaSuccess) return e;
-    switch (logn) {
-    case 13: return COLS(5, false, out, nullptr, true, nullptr);
-    case 14: return COLS(6, false, out, nullptr, true, nullptr);
-    case 15: return COLS(7, false, out, nullptr, true, nullptr);
-    case 16: return COLS(8, false, out, nullptr, true, nullptr);
-    case 17: return COLS(9, false, out, nullptr, true, nullptr);
-    case 18:
-        e = MID(5, out, nullptr);
-        return e != cudaSuccess ? e : TOP(5, 5, out, true, nullptr);
-    case 19:
-        e = MID(5, out, nullptr);
-        return e != cudaSuccess ? e : TOP(6, 5, out, true, nullptr);
-    default:
-        e = MID(6, out, nullptr);
-        return e != cudaSuccess ? e : TOP(6, 6, out, true, nullptr);
+        return ROWS(RESC ? fin : out, false, out, RESC ? in2 : nullptr, true, out_b, XF2);
+    } else {
+        e = ROWS(out, FUSED, in, in2, false, nullptr, 0); // rows first (low bits), then columns
+        if (e != cudaSuccess) return e;
+        switch (logn) {
+        case 13: return COLS(5, false, out, nullptr, true, nullptr, 0);
+        case 14: return COLS(6, false, out, nullptr, true, nullptr, 0);
+        case 15: return COLS(7, false, out, nullptr, true, nullptr, 0);
+        case 16: return COLS(8, false, out, nullptr, true, nullptr, 0);
+        case 17: return COLS(9, false, out, nullptr, true, nullptr, 0);
+        case 18:
+            e = MID(5, out, nullptr);
+            return e != cudaSuccess ? e : TOP(5, 5, out, true, nullptr, 0);
+        case 19:
+            e = MID(5, out, nullptr);
+            return e != cudaSuccess ? e : TOP(6, 5, out, true, nullptr, 0);
+        default:
+            e = MID(6, out, nullptr);
+            return e != cudaSuccess ? e : TOP(6, 6, out, true, nullptr, 0);
+        }
     }
 #undef COLS
 #undef ROWS
@@ -859,54 +868,9 @@ extern "C" hepa_status _hepa_dev_mul_inverse(const hepa_ring *ring, size_t level
 extern "C" hepa_status _hepa_dev_ntt_rescale(const hepa_ring *ring, size_t level, uint64_t *out,
                                              const uint64_t *a, const uint64_t *last,
                                              uint64_t *scratch) {
-    const int logn = (int)ring->log_n;
-    if (logn < 13 || level < 2) return HEPA_ERR_UNSUPPORTED;
-    cudaStream_t st = (cudaStream_t)ring->dev->stream;
-    const size_t n = ring->n, lv = level - 1;
+    if (ring->log_n < 13 || level < 2) return HEPA_ERR_UNSUPPORTED;
     const uint64_t *aux = ring->dev->rescale + (level - 1) * (1 + 3 * ring->num_moduli);
-    cudaError_t e;
-    // first pass(es): centred(last) mod q_i into scratch (as run_ntt's forward columns)
-#define COLS1(GB1)                                                                             \
-    launch_tile<GB1, 3, 8, 1, false, false, false, false, 1>(scratch, last, nullptr, ring, lv, 8, \
-                                                             32, st, nullptr, nullptr, nullptr,  \
-                                                             31, 0, aux)
-#define TOP1(GBT, M)                                                                           \
-    launch_tile<GBT, 3, 8 + M, 1, false, false, false, false, 1>(                              \
-        scratch, last, nullptr, ring, lv, 8, n >> (GBT + 3), st, nullptr, nullptr, nullptr, 31, 0, \
-        aux)
-#define MID0(M)                                                                                \
-    launch_tile<M, 3, 8, 1, false, false, false>(scratch, scratch, nullptr, ring, lv, 8,        \
-                                                 n >> (M + 3), st, nullptr, nullptr, nullptr, 5, \
-                                                 1u << (8 + M))
-    switch (logn) {
-    case 13: e = COLS1(5); break;
-    case 14: e = COLS1(6); break;
-    case 15: e = COLS1(7); break;
-    case 16: e = COLS1(8); break;
-    case 17: e = COLS1(9); break;
-    case 18:
-        e = TOP1(5, 5);
-        if (e == cudaSuccess) e = MID0(5);
-        break;
-    case 19:
-        e = TOP1(6, 5);
-        if (e == cudaSuccess) e = MID0(5);
-        break;
-    default:
-        e = TOP1(6, 6);
-        if (e == cudaSuccess) e = MID0(6);
-        break;
-    }
-#undef COLS1
-#undef TOP1
-#undef MID0
-    if (e == cudaSuccess) // rows: out = (a - NTT(correction))·q_last^(-1)
-        e = logn >= HEPA_NTT_STAGE_MIN_LOGN
-                ? launch_tile<8, 0, 0, 4, false, false, true, true, 2>(
-                      out, scratch, a, ring, lv, 256, n >> 8, st, nullptr, nullptr, nullptr, 31, 0,
-                      aux)
-                : launch_tile<8, 0, 0, 4, false, false, true, false, 2>(
-                      out, scratch, a, ring, lv, 256, n >> 8, st, nullptr, nullptr, nullptr, 31, 0,
-                      aux);
-    return _hepa_dev_status(e, "NTT-domain rescale");
+    return _hepa_dev_status(run_ntt<false, false, true>(ring, level - 1, scratch, last, a, nullptr,
+                                                        nullptr, nullptr, out, aux),
+                            "NTT-domain rescale");
 }
