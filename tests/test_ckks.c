@@ -12,6 +12,7 @@
 #include "hepa/poly.h"
 #include "hepa/primes.h"
 #include "hepa/ring.h"
+#include "rns/ckks_core.h"
 
 static const long double TWO_PI = 6.283185307179586476925286766559005768L;
 
@@ -262,6 +263,46 @@ Test(ckks, decode_limbs) {
     T_STATUS(hepa_ckks_decode(c.enc, p, 0x1p300, out), HEPA_ERR_UNSUPPORTED);
     hepa_poly_destroy(p);
     cctx_clear(&c);
+}
+
+/* The device encoder's int64 reduction (ckks_residue_i64: |w| < q taken as is, else one Barrett
+ * step) against GMP, for small, 60-bit and near-2^62 moduli, at the boundaries (0, ±1, ±(q-1),
+ * ±q, ±(q+1), ±2q, ±(2^63-1)) and on random words of every size, both signs. */
+Test(ckks, residue_i64_vs_gmp) {
+    test_rng r;
+    test_rng_init(&r);
+    uint64_t qs[4] = {12289, (1ull << 40) - 87, 0, 0};
+    T_OK(hepa_primes_ntt(&qs[2], 1, 60, 1u << 16));
+    T_OK(hepa_primes_ntt(&qs[3], 1, 62, 1u << 16));
+    mpz_t z;
+    mpz_init(z);
+    for (int qi = 0; qi < 4; ++qi) {
+        const uint64_t q = qs[qi];
+        cr_assert(q & 1);
+        const hepa_modulus m = hepa_modulus_make(q);
+        int64_t ws[2000];
+        size_t cnt = 0;
+        const int64_t edge[8] = {0, 1, (int64_t)q - 1, (int64_t)q, (int64_t)q + 1,
+                                 (int64_t)(2 * q), INT64_MAX, INT64_MAX - 1};
+        for (int e = 0; e < 8; ++e) ws[cnt++] = edge[e], ws[cnt++] = -edge[e];
+        while (cnt < 2000) {
+            const unsigned bits = 1 + (unsigned)test_rand_below(&r, 63); /* 1 .. 63 */
+            const int64_t v = (int64_t)(test_rand64(&r) >> (64 - bits)) & INT64_MAX;
+            ws[cnt] = (cnt & 1) ? -v : v;
+            ++cnt;
+        }
+        for (size_t i = 0; i < cnt; ++i) {
+            mpz_set_si(z, (long)ws[i]);
+            const uint64_t want = mpz_fdiv_ui(z, q);
+            const uint64_t got = ckks_residue_i64(ws[i], &m);
+            cr_assert_eq(got, want, "q=%llu w=%lld: %llu, want %llu", (unsigned long long)q,
+                         (long long)ws[i], (unsigned long long)got, (unsigned long long)want);
+            /* and the double path agrees where the double is exact */
+            if (ws[i] > -(1ll << 53) && ws[i] < (1ll << 53))
+                cr_assert_eq(ckks_residue((double)ws[i], &m), want);
+        }
+    }
+    mpz_clear(z);
 }
 
 Test(ckks, bad_input) {

@@ -141,14 +141,16 @@ void test_negacyclic_gmp(uint64_t *out, const uint64_t *a, const uint64_t *b, si
 
 /* ---- assertions ---------------------------------------------------------------------------- */
 
-/* Asserts that `expr` (a hepa call) returns `want`; the message names the call, both statuses
- * and the seed. */
+/* Asserts that `expr` (a hepa call) returns `want`; the message names the call, both statuses,
+ * the library's last error message and the seed. */
 #define T_STATUS(expr, want)                                                                      \
     do {                                                                                          \
         hepa_status t_got_ = (expr);                                                              \
         hepa_status t_want_ = (want);                                                             \
-        cr_assert_eq(t_got_, t_want_, "%s:%d: %s returned %d, expected %d (seed %" PRIu64 ")",   \
-                     __FILE__, __LINE__, #expr, (int)t_got_, (int)t_want_, test_seed());          \
+        cr_assert_eq(t_got_, t_want_,                                                             \
+                     "%s:%d: %s returned %d, expected %d (last error: %s; seed %" PRIu64 ")",     \
+                     __FILE__, __LINE__, #expr, (int)t_got_, (int)t_want_,                       \
+                     hepa_last_error_message(), test_seed());                                     \
     } while (0)
 #define T_OK(expr) T_STATUS(expr, HEPA_OK)
 

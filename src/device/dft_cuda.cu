@@ -12,6 +12,12 @@
 // stages of span S = m/16, m/256, ... (outputs multiplied by w_(16S)^(s·j)), then one radix-2/4/8
 // stage of span 1 when lm is not a multiple of 4. The result sits digit-reversed in shared memory;
 // the store reads it back in natural order (rev_digits).
+// Latency mode (FP64 plans whose whole batch is at most 2^16 elements, e.g. CKKS encode's one
+// vector of 2^15): radix-4 stages instead (span m/4, m/16, ..., then a radix-2 one when lm is
+// odd), one group of 4 per thread. Such a plan has only a warp or two per block and per SM, so
+// its time is the serial instruction chain of one thread (ncu: a 2^15 pass took 14 µs on an H100
+// at 10 cycles per instruction, one warp per scheduler); radix-4 gives each thread a quarter of
+// the elements and about half the instructions per stage.
 //
 // The radix-16 butterfly per mode:
 //   FP64    on the CUDA cores, 16 = 4·4 with internal twiddles (w_16), in double;
@@ -42,6 +48,7 @@ namespace {
 //   (t >> lT)·n + (t & (2^lT − 1))·2^lts + e·2^les     (for input and output separately).
 struct pass_desc {
     unsigned lm;        // log2 of the sub-transform size m
+    unsigned lr;        // log2 of the radix of the stages: 4, or 2 in latency mode (FP64 only)
     unsigned lg;        // log2 G: sub-transforms per block
     unsigned lT, logn;  // 2^lT sub-transforms per vector of size 2^logn
     unsigned in_lts, in_les, out_lts, out_les;
@@ -83,12 +90,14 @@ __device__ __forceinline__ unsigned swx(unsigned p) { return ((p >> 5) ^ (p >> 1
 __device__ __forceinline__ unsigned sw(unsigned p) { return p ^ swx(p); }
 
 // Position in shared memory of output element k of a size-2^lm transform (see the header).
-__device__ __forceinline__ unsigned rev_digits(unsigned k, unsigned lm) {
+// Digits of lr bits (4, or 2 in latency mode); the lm mod lr bits left are the last stage's.
+__device__ __forceinline__ unsigned rev_digits(unsigned k, unsigned lm, unsigned lr) {
     unsigned p = 0, sh = lm;
-    while (sh >= 4) {
-        sh -= 4;
-        p |= (k & 15u) << sh;
-        k >>= 4;
+    const unsigned dm = (1u << lr) - 1;
+    while (sh >= lr) {
+        sh -= lr;
+        p |= (k & dm) << sh;
+        k >>= lr;
     }
     return p | k;
 }
@@ -157,19 +166,28 @@ template <bool INV, typename W> __device__ __forceinline__ void dft16(const W *v
 }
 
 // Radix-16 stage of span 2^ls on the CUDA cores (any mode; FP64 uses it).
-template <bool INV, typename T, typename W>
-__device__ void stage16_cc(T *sm, const W *tw_m, unsigned lm, unsigned ls, unsigned ngroups) {
-    const unsigned S = 1u << ls, lsub = lm - 4; // groups per sub-transform: m/16
+// One radix-2^LR stage on the CUDA cores (LR = 4: DFT_16 as 4·4; LR = 2: DFT_4), span S = 2^ls:
+// group (tl, h) takes elements base + r·S, r < 2^LR, and multiplies output s by w_(2^LR·S)^(s·j).
+template <int LR, bool INV, typename T, typename W>
+__device__ void stage_cc(T *sm, const W *tw_m, unsigned lm, unsigned ls, unsigned ngroups) {
+    constexpr int R = 1 << LR;
+    const unsigned S = 1u << ls, lsub = lm - LR; // groups per sub-transform: m/R
     for (unsigned g = threadIdx.x; g < ngroups; g += blockDim.x) {
         const unsigned tl = g >> lsub, h = g & ((1u << lsub) - 1);
-        const unsigned j = h & (S - 1), base = (tl << lm) + ((h >> ls) << (ls + 4)) + j;
-        W v[16], y[16];
+        const unsigned j = h & (S - 1), base = (tl << lm) + ((h >> ls) << (ls + LR)) + j;
+        W v[R], y[R];
 #pragma unroll
-        for (int r = 0; r < 16; ++r) v[r] = to_w(sm[sw(base + r * S)]);
-        dft16<INV>(v, y);
-        const unsigned tsh = lm - ls - 4; // w_(16S)^(s·j) = w_m^(s·j·m/(16S))
+        for (int r = 0; r < R; ++r) v[r] = to_w(sm[sw(base + r * S)]);
+        if constexpr (LR == 4) {
+            dft16<INV>(v, y);
+        } else {
+            dft4<INV>(v, 0, 1); // in place, natural order
 #pragma unroll
-        for (int s = 0; s < 16; ++s) {
+            for (int r = 0; r < R; ++r) y[r] = v[r];
+        }
+        const unsigned tsh = lm - ls - LR; // w_(R·S)^(s·j) = w_m^(s·j·m/(R·S))
+#pragma unroll
+        for (int s = 0; s < R; ++s) {
             W o = y[s];
             if (s && j) o = cmul(o, conj_if<INV>(tw_m[(s * j) << tsh]));
             from_w(sm[sw(base + s * S)], o);
@@ -177,7 +195,6 @@ __device__ void stage16_cc(T *sm, const W *tw_m, unsigned lm, unsigned ls, unsig
     }
 }
 
-// Last stage, radix R = 2^LR (1 <= LR <= 3), span 1: contiguous runs of R, no twiddles.
 template <int LR, bool INV, typename T, typename W>
 __device__ void stage_small(T *sm, unsigned ngroups) {
     constexpr int R = 1 << LR;
@@ -438,10 +455,19 @@ __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, c
     ffrag f;
     if constexpr (MODE != HEPA_DFT_FP64) make_ffrag<INV>(f);
     unsigned ls = lm;
+    if constexpr (MODE == HEPA_DFT_FP64) {
+        if (d.lr == 2) {
+            while (ls >= 2) {
+                ls -= 2;
+                stage_cc<2, INV, T, W>(sm, tw_m, lm, ls, E >> 2);
+                __syncthreads();
+            }
+        }
+    }
     while (ls >= 4) {
         ls -= 4;
         if constexpr (MODE == HEPA_DFT_FP64)
-            stage16_cc<INV, T, W>(sm, tw_m, lm, ls, E >> 4);
+            stage_cc<4, INV, T, W>(sm, tw_m, lm, ls, E >> 4);
         else
             stage16_tc<MODE, INV>(sm, tw_m, f, lm, ls, E >> 4);
         __syncthreads();
@@ -458,7 +484,7 @@ __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, c
     const W *tw_n = d.tw_n == SIZE_MAX ? NULL : tw + d.tw_n;
     const unsigned nmask = (1u << d.logn) - 1, col0 = (unsigned)(t0 & tmask);
     auto fetch = [&](unsigned tl, unsigned e) -> T {
-        T v = sm[sw((tl << lm) + rev_digits(e, lm))];
+        T v = sm[sw((tl << lm) + rev_digits(e, lm, d.lr))];
         if (MODE == HEPA_DFT_FP16X2 || tw_n) {
             W w = to_w(v);
             if constexpr (MODE == HEPA_DFT_FP16X2) {
@@ -542,15 +568,19 @@ void mode_sizes(hepa_dft_mode mode, unsigned *one, unsigned *blk, size_t *elem) 
 // tensor-core stages have whole tiles of eight DFT_16s): at most 2^lmax, and smaller when the
 // batch holds only 2^ltot elements, so that there are about 256 blocks to spread over the SMs.
 // Four-step passes keep a block inside one vector (lmax <= logn).
-void fill_pass(pass_desc &d, unsigned lm, unsigned lmax, unsigned ltot, size_t elem) {
+// lr: 4, or 2 for latency mode (a thread per group of 4, up to 512 threads)
+void fill_pass(pass_desc &d, unsigned lm, unsigned lmax, unsigned ltot, size_t elem,
+               unsigned lr) {
     unsigned lblk = ltot > 8 + 7 ? ltot - 8 : 7;
     if (lblk > lmax) lblk = lmax;
     if (lblk < lm) lblk = lm;
     d.lm = lm;
     d.lg = lblk - lm;
+    d.lr = lr;
     const unsigned E = 1u << lblk;
     d.threads = E >= (1u << 13) ? 512 : E >= (1u << 12) ? 256 : 128;
     if (E / 16 < d.threads) d.threads = E / 16 >= 32 ? E / 16 : 32;
+    if (lr == 2) d.threads = E / 4 >= 512 ? 512 : E / 4 >= 32 ? E / 4 : 32;
     // FP16X2: + per sub-transform one exponent byte (rounded up to 4) and one max word
     const size_t G = E >> lm;
     d.smem = (size_t)E * elem + (elem == 8 ? ((G + 3) & ~(size_t)3) + 4 * G : 0);
@@ -597,6 +627,8 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     }
     unsigned ltot = logn; // log2 of the batch's element count, rounded down
     while (ltot < 62 && ((size_t)2 << ltot) <= n * batch) ++ltot;
+    // latency mode (see the header): FP64 batches of at most 2^16 elements
+    const unsigned lr = mode == HEPA_DFT_FP64 && ltot <= 16 ? 2 : 4;
     hepa_dft_plan *p = (hepa_dft_plan *)calloc(1, sizeof *p);
     if (!p) return HEPA_ERR_OUT_OF_MEMORY;
     p->n = n;
@@ -609,7 +641,7 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     if (l1 == 0) {
         p->npass = 1;
         pass_desc &d = p->pass[0];
-        fill_pass(d, logn, logn > blk ? logn : blk, ltot, elem);
+        fill_pass(d, logn, logn > blk ? logn : blk, ltot, elem, lr);
         d.lT = 0, d.logn = logn, d.in_lts = d.out_lts = 0, d.in_les = d.out_les = 0;
         d.total = batch;
         d.tw_m = 0, d.tw_n = SIZE_MAX;
@@ -618,11 +650,11 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         p->npass = 2;
         const unsigned l2 = logn - l1;
         pass_desc &a = p->pass[0], &b = p->pass[1];
-        fill_pass(a, l1, blk < logn ? blk : logn, ltot, elem); // columns: e at i1·n2 + i2
+        fill_pass(a, l1, blk < logn ? blk : logn, ltot, elem, lr); // columns: e at i1·n2 + i2
         a.lT = l2, a.logn = logn, a.in_lts = a.out_lts = 0, a.in_les = a.out_les = l2;
         a.total = (unsigned long long)batch << l2;
         a.tw_m = 0, a.tw_n = ((size_t)1 << l1) + ((size_t)1 << l2);
-        fill_pass(b, l2, blk < logn ? blk : logn, ltot, elem); // rows: read k1·n2 + i2, write k1 + n1·k2
+        fill_pass(b, l2, blk < logn ? blk : logn, ltot, elem, lr); // rows: read k1·n2 + i2, write k1 + n1·k2
         b.lT = l1, b.logn = logn, b.in_lts = l2, b.in_les = 0, b.out_lts = 0, b.out_les = l1;
         b.total = (unsigned long long)batch << l1;
         b.tw_m = (size_t)1 << l1, b.tw_n = SIZE_MAX;

@@ -100,6 +100,13 @@ hepa_status _hepa_dev_mul_inverse(const struct hepa_ring *ring, size_t level, ui
  * HEPA_ERR_UNSUPPORTED for n < 2^13 (the caller then takes the unfused path). */
 hepa_status _hepa_dev_ntt_rescale(const struct hepa_ring *ring, size_t level, uint64_t *out,
                                   const uint64_t *a, const uint64_t *last, uint64_t *scratch);
+/* CKKS encode's forward NTT for n >= 2^10: out_i = NTT_i(m mod q_i) for i < level, where
+ * coefficient k of m is m[k] (an int64) or, where m[k] == CKKS_BIG (rns/ckks_core.h), the finite
+ * integral double big[k]. The first pass reduces as it loads, so the level·n residues are never
+ * written before the transform. Returns HEPA_ERR_UNSUPPORTED for n < 2^10 (the caller then
+ * reduces into the limbs and transforms). */
+hepa_status _hepa_dev_ntt_encode(const struct hepa_ring *ring, size_t level, uint64_t *out,
+                                 const int64_t *m, const double *big);
 
 typedef enum { HEPA_EW_ADD, HEPA_EW_SUB, HEPA_EW_NEG, HEPA_EW_MUL, HEPA_EW_MUL_SCALAR } hepa_ew_op;
 /* Element-wise op over level·n words: out = a op b. NEG ignores b. MUL_SCALAR ignores b and

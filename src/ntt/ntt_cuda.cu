@@ -35,6 +35,7 @@
 
 #include "device/internal.h"
 #include "hepa/modarith.h"
+#include "rns/ckks_core.h"
 #include "rns/conv_core.h"
 #include "rns/internal.h"
 
@@ -525,6 +526,12 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
     }
 }
 
+// CKKS encode's rare case, |m| >= 2^63 (the bits of a double in `bits`): out of line, so that its
+// frexp / power of two does not cost the fused load registers.
+__device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *mod) {
+    return ckks_residue(__longlong_as_double((long long)bits), mod);
+}
+
 // The tile kernel. GB = tile bits, CB = log2(columns per tile), S = global bit of tile e-bit 0
 // (the index of tile element e in column c is tile·tile_stride + c + (e << S)), TILES = tiles per
 // block (only for tiles that need no shared memory), INV = inverse, FUSED = inverse pass that
@@ -532,7 +539,10 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
 // (reduces to [0, q); for the inverse it also scales by n^(-1)). XF: the NTT-domain rescale's
 // fusions (_hepa_dev_ntt_rescale; aux = the level's block of hepa_ring_device::rescale): 1 = the
 // first forward pass loads centred(in) mod q_limb from the one limb `in` (the same for every
-// limb); 2 = the last forward pass stores (in2 - x)·q_last^(-1) instead of x.
+// limb); 2 = the last forward pass stores (in2 - x)·q_last^(-1) instead of x. 3: CKKS encode
+// (_hepa_dev_ntt_encode): the first forward pass loads m mod q_limb from the n coefficients `in`
+// (int64, or CKKS_BIG: then the double aux[k]), the same for every limb, so the rounded plaintext
+// is never written limb by limb.
 // At least 1024 resident threads per SM (a cap of 64 registers per thread): without it the
 // compiler gave the 512-thread column kernel of n = 2^17 72 registers, one block per SM, and
 // the forward NTT at n = 2^17, L = 64 went from 203 to 225 µs on an H100.
@@ -550,7 +560,9 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     constexpr Map fm = sch.steps[sch.count - 1].map; // final mapping = load mapping's lanes
     static_assert(exchanges_conflict_free(GB, CB, INV), "an exchange has bank conflicts");
     static_assert(!STG || (GB == 8 && CB == 0 && S == 0), "staged twiddles are for row tiles");
-    static_assert(XF == 0 || (!INV && !FUSED && (XF == 1) != LAST), "rescale fusions: forward only");
+    static_assert(XF == 0 || (!INV && !FUSED), "load / store fusions: forward only");
+    static_assert(XF != 1 || !LAST, "the rescale's correction is loaded by the first of two passes");
+    static_assert(XF != 2 || LAST, "the rescale's scaling is stored by the last pass");
     const size_t n = (size_t)1 << logn;
     // grid.y = level, or 2·level for a pair of polynomials (out_b = NTT(in_b) in the same launch:
     // twice the blocks, so less of the last-wave tail)
@@ -594,12 +606,24 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     constexpr Map lm = LoadMap<GB, CB, INV>::value;
     const unsigned b0 = load_base<GB, CB, INV>(lane, warp);
     uint64_t v[8];
+    // CKKS encode: all eight loads first (the out-of-line call for a big coefficient would
+    // otherwise keep the compiler from hoisting the later loads above it)
+    int64_t enc[XF == 3 ? 8 : 1];
+    if constexpr (XF == 3) {
+#pragma unroll
+        for (int k = 0; k < 8; ++k)
+            enc[k] = (int64_t)in[gx0 + ((b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)) << S)];
+    }
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         const size_t gx = off + gx0 + ((b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)) << S);
         if (XF == 1) { // the rescale's correction; aux[0] = q_last / 2, aux[1 + 3·limb] = q_last mod q
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_center_mod(in[gx - off], aux[0], aux[1 + 3 * limb], &mod); // [0, q)
+        } else if (XF == 3) { // CKKS encode (ckks_core.h), [0, q)
+            const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
+            v[k] = enc[k] != CKKS_BIG ? ckks_residue_i64(enc[k], &mod)
+                                      : residue_big(aux[gx - off], &mod);
         } else if (FUSED) {
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_mod_mul(in[gx], in2[gx], &mod); // [0, q)
@@ -718,21 +742,28 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
 // The whole transform: out = NTT(in) (or INTT(in ⊙ in2) when FUSED); with out_b (forward
 // only), also out_b = NTT(in_b) in the same launches. With a map (in place, not FUSED, no
 // out_b), `level` entries of the map name the limbs and their moduli (same data limb in `in`
-// and `out`). RESC (forward, n >= 2^13 only): the NTT-domain rescale of _hepa_dev_ntt_rescale,
-// in = the one coefficient-domain limb, in2 = a, out = the scratch between the passes, fin =
-// the result, aux = the level's rescale constants (XF of ntt_tile_kernel).
-template <bool INV, bool FUSED, bool RESC = false>
+// and `out`). FX picks the forward fusions (XF of ntt_tile_kernel):
+//   FX_RESCALE (n >= 2^13 only): the NTT-domain rescale of _hepa_dev_ntt_rescale, in = the one
+//     coefficient-domain limb, in2 = a, out = the scratch between the passes, fin = the result,
+//     aux = the level's rescale constants;
+//   FX_ENCODE (n >= 2^10 only): every limb's input is m mod q, m = the n coefficients in `in`
+//     (int64 or CKKS_BIG) and aux (the doubles where CKKS_BIG).
+enum { FX_NONE, FX_RESCALE, FX_ENCODE };
+template <bool INV, bool FUSED, int FX = FX_NONE>
 cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
                     const uint64_t *in2, uint64_t *out_b = nullptr,
                     const uint64_t *in_b = nullptr, const uint32_t *map = nullptr,
                     uint64_t *fin = nullptr, const uint64_t *aux = nullptr) {
-    static_assert(!RESC || (!INV && !FUSED), "the rescale fusion is a forward transform");
+    static_assert(FX == FX_NONE || (!INV && !FUSED), "the fusions are forward transforms");
+    constexpr bool RESC = FX == FX_RESCALE;
     cudaStream_t st = (cudaStream_t)ring->dev->stream;
     const int logn = (int)ring->log_n;
     const size_t n = ring->n;
     const unsigned nn = (unsigned)n;
     if constexpr (RESC) {
         if (logn < 13) return cudaErrorInvalidValue;
+    } else if (FX == FX_ENCODE && logn < 10) {
+        return cudaErrorInvalidValue;
     } else if (logn <= 9) {
         dim3 grid(1, (unsigned)level);
         ntt_small_kernel<INV, FUSED><<<grid, (unsigned)(n / 2), n * sizeof(uint64_t), st>>>(
@@ -742,16 +773,18 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
                 out_b, in_b, in2, ring->dev->tables, ring->dev->limbs, logn, nullptr);
         return cudaGetLastError();
     }
+    // XF1 / XF2: the fusions of the first / last forward pass (none otherwise)
+    constexpr int XF1 = RESC ? 1 : FX == FX_ENCODE ? 3 : 0, XF2 = RESC ? 2 : 0;
     if constexpr (!RESC) switch (logn) {
     case 10:
-        return launch_tile<10, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st,
-                                                          out_b, in_b, map);
+        return launch_tile<10, 0, 0, 1, INV, FUSED, true, false, XF1>(
+            out, in, in2, ring, level, nn, 1, st, out_b, in_b, map, 31, 0, aux);
     case 11:
-        return launch_tile<11, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st,
-                                                          out_b, in_b, map);
+        return launch_tile<11, 0, 0, 1, INV, FUSED, true, false, XF1>(
+            out, in, in2, ring, level, nn, 1, st, out_b, in_b, map, 31, 0, aux);
     case 12:
-        return launch_tile<12, 0, 0, 1, INV, FUSED, true>(out, in, in2, ring, level, nn, 1, st,
-                                                          out_b, in_b, map);
+        return launch_tile<12, 0, 0, 1, INV, FUSED, true, false, XF1>(
+            out, in, in2, ring, level, nn, 1, st, out_b, in_b, map, 31, 0, aux);
     default: break;
     }
     // Rows: 256 contiguous elements (low 8 bits), 4 rows per block. Columns: the bits above,
@@ -760,8 +793,6 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
     // tiles come in 2^T segments of 32 (one per value of the top bits, 2^(8+M) apart).
     const size_t rows = n >> 8, col_tiles = 256 / 8;
     cudaError_t e;
-    // XF1 / XF2: the rescale fusions of the first / last forward pass (none otherwise)
-    constexpr int XF1 = RESC ? 1 : 0, XF2 = RESC ? 2 : 0;
 #define COLS(GB1, FUS, IN, IN2, LAST, INB, XF)                                                 \
     launch_tile<GB1, 3, 8, 1, INV, FUS, LAST, false, XF>(out, IN, IN2, ring, level, 8, col_tiles, \
                                                          st, out_b, INB, map, 31, 0, aux)
@@ -870,7 +901,19 @@ extern "C" hepa_status _hepa_dev_ntt_rescale(const hepa_ring *ring, size_t level
                                              uint64_t *scratch) {
     if (ring->log_n < 13 || level < 2) return HEPA_ERR_UNSUPPORTED;
     const uint64_t *aux = ring->dev->rescale + (level - 1) * (1 + 3 * ring->num_moduli);
-    return _hepa_dev_status(run_ntt<false, false, true>(ring, level - 1, scratch, last, a, nullptr,
-                                                        nullptr, nullptr, out, aux),
+    return _hepa_dev_status(run_ntt<false, false, FX_RESCALE>(ring, level - 1, scratch, last, a,
+                                                              nullptr, nullptr, nullptr, out, aux),
                             "NTT-domain rescale");
+}
+
+// CKKS encode's NTT (see device/internal.h): the rounded coefficients are read once per limb from
+// one n-double buffer (L2-resident) by the first pass instead of being written and read back as
+// level·n words.
+extern "C" hepa_status _hepa_dev_ntt_encode(const hepa_ring *ring, size_t level, uint64_t *out,
+                                            const int64_t *m, const double *big) {
+    if (ring->log_n < 10) return HEPA_ERR_UNSUPPORTED;
+    return _hepa_dev_status(run_ntt<false, false, FX_ENCODE>(ring, level, out, (const uint64_t *)m,
+                                                             nullptr, nullptr, nullptr, nullptr,
+                                                             nullptr, (const uint64_t *)big),
+                            "NTT of a CKKS encoding");
 }

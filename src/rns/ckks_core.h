@@ -42,6 +42,24 @@ HEPA_HD uint64_t ckks_residue(double r, const hepa_modulus *m) {
     return (r < 0 && res) ? m->value - res : res;
 }
 
+/* The device encoder's form of a rounded coefficient (ckks_cuda.cu): w = m as an int64 while
+ * |m| < 2^63, else CKKS_BIG (and the double is kept beside it for ckks_residue). Converting once
+ * per coefficient instead of once per limb keeps the double conversion and the 128-bit Barrett
+ * out of the NTT's first pass. */
+#define CKKS_BIG INT64_MIN
+
+/* w != CKKS_BIG. Returns w mod q in [0, q): |w| < q is taken as it is; else one Barrett step with
+ * mu = floor(2^64/q) = ratio_hi, whose quotient is at most 1 short for x < 2^64. */
+HEPA_HD uint64_t ckks_residue_i64(int64_t w, const hepa_modulus *m) {
+    const uint64_t q = m->value;
+    uint64_t x = w < 0 ? 0 - (uint64_t)w : (uint64_t)w; /* < 2^63 */
+    if (x >= q) {
+        x -= hepa_mulhi64(x, m->ratio_hi) * q; /* [0, 2q) */
+        if (x >= q) x -= q;
+    }
+    return (w < 0 && x) ? q - x : x;
+}
+
 /* The centred integer x in (-Q_t/2, Q_t/2] with x ≡ c[i·stride] (mod q_i), i < t (residues in
  * [0, q_i)), as a double (relative error <= 2^-52). */
 HEPA_HD double ckks_crt_to_double(const ckks_crt_consts *C, size_t t, const uint64_t *c,

@@ -1,12 +1,13 @@
 // src/rns/ckks_cuda.cu — CKKS encode and decode on the device (CUDA backend of hepa/ckks.h).
 // Same steps and the same integer code (ckks_core.h) as the host path in ckks.c:
-//   encode: place Δ·z_j at t_j (checking the slots) → forward DFT → untwist, round, reduce into
-//           every limb (checking |m_k| < Q/2) → forward NTT; then one 4-byte read-back of the
-//           check flags (the call's only wait);
+//   encode: place Δ·z_j at t_j (checking the slots) → forward DFT → untwist and round to n
+//           integers m_k (checking |m_k| < Q/2; int64, the double kept where |m_k| >= 2^63) →
+//           forward NTT whose first pass reduces m_k mod q_i as it loads (_hepa_dev_ntt_encode; n < 2^10: a reduction kernel writes
+//           the limbs first). The check flags live in mapped pinned memory: the kernels store
+//           to it directly and the call's only wait is the stream synchronisation that returns
+//           the status;
 //   decode: inverse NTT of the t limbs decode needs (into scratch) → CRT to doubles / Δ, twist →
 //           inverse DFT → permute into the slots.
-// Not yet fused: the rounding could feed the NTT's first pass directly, saving one write and one
-// read of the level·N words (issue 4's encode target).
 #include <cuda_runtime.h>
 #include <math.h>
 
@@ -21,40 +22,50 @@ struct ckks_dev {
     double2 *twist;        // h
     hepa_modulus *mods;    // L
     ckks_crt_consts *crt;  // one
-    int *flag;             // device: bit 0 bad slot, bit 1 out of range
-    int *hflag;            // pinned host copy
+    int *hflag;            // mapped pinned host memory: [0] a slot is not finite, [1] out of range
+    int *flag;             // its device address; kernels only ever store 1 (no read, no atomic)
 };
-
-constexpr int FLAG_BAD_SLOT = 1, FLAG_RANGE = 2;
 
 __global__ void enc_place(double2 *Z, const double2 *slots, const uint32_t *perm, double scale,
                           size_t h, int *flag) {
     const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= h) return;
     const double2 z = slots[j];
-    if (!isfinite(z.x) || !isfinite(z.y)) atomicOr(flag, FLAG_BAD_SLOT);
+    if (!isfinite(z.x) || !isfinite(z.y)) *(volatile int *)&flag[0] = 1;
     Z[perm[j]] = make_double2(scale * z.x, scale * z.y);
 }
 
-__global__ void enc_round(uint64_t *out, const double2 *Z, const double2 *twist,
-                          const hepa_modulus *mods, size_t level, size_t n, size_t h,
+// m_k = round(Re(u_k·w_k)), m_(k+h) = round(Im(u_k·w_k)), u = Z / h (k < h), as int64 in w (the
+// double in big, and w = CKKS_BIG, where |m| >= 2^63); 0 and the range flag where |m| >= Q/2
+// (or NaN, from a scale that overflowed).
+__device__ __forceinline__ void enc_store(int64_t *w, double *big, size_t k, double m) {
+    const bool fits = fabs(m) < 9223372036854775808.0; // 2^63
+    w[k] = fits ? (int64_t)m : CKKS_BIG;
+    big[k] = m;
+}
+
+__global__ void enc_round(int64_t *w, double *big, const double2 *Z, const double2 *twist, size_t h,
                           double inv_h, double bound, int *flag) {
     const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= h) return;
-    const double2 z = Z[k], w = twist[k];
+    const double2 z = Z[k], tw = twist[k];
     const double ur = z.x * inv_h, ui = z.y * inv_h;
     // __dmul_rn / __dadd_rn: no FMA contraction, the same roundings as the host code
-    const double m0 = rint(__dadd_rn(__dmul_rn(ur, w.x), __dmul_rn(ui, w.y)));
-    const double m1 = rint(__dsub_rn(__dmul_rn(ui, w.x), __dmul_rn(ur, w.y)));
+    double m0 = rint(__dadd_rn(__dmul_rn(ur, tw.x), __dmul_rn(ui, tw.y)));
+    double m1 = rint(__dsub_rn(__dmul_rn(ui, tw.x), __dmul_rn(ur, tw.y)));
     if (!(fabs(m0) < bound) || !(fabs(m1) < bound)) {
-        atomicOr(flag, FLAG_RANGE);
-        return;
+        *(volatile int *)&flag[1] = 1;
+        m0 = m1 = 0;
     }
-    for (size_t i = 0; i < level; ++i) {
-        const hepa_modulus m = mods[i];
-        out[i * n + k] = ckks_residue(m0, &m);
-        out[i * n + k + h] = ckks_residue(m1, &m);
-    }
+    enc_store(w, big, k, m0);
+    enc_store(w, big, k + h, m1);
+}
+
+// n < 2^10 (no fused NTT): out[i·n + k] = m_k mod q_i.
+__global__ void enc_reduce(uint64_t *out, const double *big, const hepa_modulus *mods,
+                           size_t level, size_t n) {
+    const size_t x = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (x < level * n) out[x] = ckks_residue(big[x % n], &mods[x / n]);
 }
 
 __global__ void dec_crt(double2 *U, const uint64_t *c, const ckks_crt_consts *crt, size_t t,
@@ -88,8 +99,11 @@ extern "C" hepa_status _hepa_dev_ckks_init(hepa_ckks_encoder *e) {
     if (c == cudaSuccess) c = cudaMalloc((void **)&d->twist, h * sizeof *d->twist);
     if (c == cudaSuccess) c = cudaMalloc((void **)&d->mods, L * sizeof *d->mods);
     if (c == cudaSuccess) c = cudaMalloc((void **)&d->crt, sizeof *d->crt);
-    if (c == cudaSuccess) c = cudaMalloc((void **)&d->flag, sizeof *d->flag);
-    if (c == cudaSuccess) c = cudaMallocHost((void **)&d->hflag, sizeof *d->hflag);
+    if (c == cudaSuccess) c = cudaHostAlloc((void **)&d->hflag, 2 * sizeof *d->hflag, cudaHostAllocMapped);
+    if (c == cudaSuccess) {
+        d->hflag[0] = d->hflag[1] = 0;
+        c = cudaHostGetDevicePointer((void **)&d->flag, d->hflag, 0);
+    }
     if (c == cudaSuccess)
         c = cudaMemcpy(d->perm, e->perm, h * sizeof *d->perm, cudaMemcpyHostToDevice);
     if (c == cudaSuccess)
@@ -108,7 +122,6 @@ extern "C" void _hepa_dev_ckks_free(hepa_ckks_encoder *e) {
     cudaFree(d->twist);
     cudaFree(d->mods);
     cudaFree(d->crt);
-    cudaFree(d->flag);
     cudaFreeHost(d->hflag);
     free(d);
     e->dev = NULL;
@@ -122,37 +135,50 @@ extern "C" hepa_status _hepa_dev_ckks_encode(const hepa_ckks_encoder *e, hepa_po
     const size_t h = e->h, n = r->n, level = out->level;
     const bool on_dev = _hepa_dev_ptr_is_device(slots);
     double2 *Z = NULL, *in = NULL;
-    hepa_status s = _hepa_dev_alloc(r, (void **)&Z, h * sizeof *Z);
+    // Z: the h slots transformed in place, then the n rounded coefficients (w, big: enc_round)
+    hepa_status s =
+        _hepa_dev_alloc(r, (void **)&Z, h * sizeof *Z + n * (sizeof(int64_t) + sizeof(double)));
+    int64_t *w = (int64_t *)(Z + h);
+    double *big = (double *)(w + n);
     if (s == HEPA_OK && !on_dev) s = _hepa_dev_alloc(r, (void **)&in, h * sizeof *in);
     if (s == HEPA_OK && !on_dev) s = _hepa_dev_copy(r, in, slots, h * sizeof *in, 0);
+    // The flags were left 0 by the previous call, which synchronised before reading them.
+    bool launched = false;
     cudaError_t c = cudaSuccess;
     if (s == HEPA_OK) {
-        c = cudaMemsetAsync(d->flag, 0, sizeof *d->flag, st);
-        if (c == cudaSuccess) {
-            enc_place<<<blocks_for(h), 256, 0, st>>>(Z, on_dev ? (const double2 *)slots : in,
-                                                     d->perm, scale, h, d->flag);
-            c = cudaGetLastError();
-        }
+        launched = true;
+        enc_place<<<blocks_for(h), 256, 0, st>>>(Z, on_dev ? (const double2 *)slots : in,
+                                                 d->perm, scale, h, d->flag);
+        c = cudaGetLastError();
         if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
     }
     if (s == HEPA_OK) s = _hepa_dft_exec(d->plan, (double *)Z, (const double *)Z, 0, st);
     if (s == HEPA_OK) {
-        enc_round<<<blocks_for(h), 256, 0, st>>>(out->data, Z, d->twist, d->mods, level, n, h,
-                                                 1.0 / (double)h, e->halfq[level - 1], d->flag);
+        enc_round<<<blocks_for(h), 256, 0, st>>>(w, big, Z, d->twist, h, 1.0 / (double)h,
+                                                 e->halfq[level - 1], d->flag);
         c = cudaGetLastError();
         if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
     }
-    if (s == HEPA_OK) s = _hepa_dev_ntt_forward(r, level, out->data, out->data);
     if (s == HEPA_OK) {
-        c = cudaMemcpyAsync(d->hflag, d->flag, sizeof *d->flag, cudaMemcpyDeviceToHost, st);
-        if (c == cudaSuccess) c = cudaStreamSynchronize(st);
-        if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
+        s = _hepa_dev_ntt_encode(r, level, out->data, w, big);
+        if (s == HEPA_ERR_UNSUPPORTED) { // n < 2^10
+            enc_reduce<<<blocks_for(level * n), 256, 0, st>>>(out->data, big, d->mods, level, n);
+            c = cudaGetLastError();
+            s = c == cudaSuccess ? _hepa_dev_ntt_forward(r, level, out->data, out->data)
+                                 : _hepa_dev_status(c, "hepa_ckks_encode");
+        }
+    }
+    if (launched) { // also after a failed launch: nothing of this call may still run on return
+        c = cudaStreamSynchronize(st);
+        if (c != cudaSuccess && s == HEPA_OK) s = _hepa_dev_status(c, "hepa_ckks_encode");
     }
     if (Z) _hepa_dev_free(r, Z);
     if (in) _hepa_dev_free(r, in);
+    const int bad = d->hflag[0], range = d->hflag[1];
+    d->hflag[0] = d->hflag[1] = 0;
     if (s != HEPA_OK) return s;
-    if (*d->hflag & FLAG_BAD_SLOT) return HEPA_ERR_INVALID_ARGUMENT;
-    if (*d->hflag & FLAG_RANGE) return HEPA_ERR_RANGE;
+    if (bad) return HEPA_ERR_INVALID_ARGUMENT;
+    if (range) return HEPA_ERR_RANGE;
     out->domain = HEPA_DOMAIN_NTT;
     return HEPA_OK;
 }

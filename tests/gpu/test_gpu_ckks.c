@@ -310,6 +310,7 @@ Test(gpu_ckks, encoders_agree, .timeout = 600) {
         epair e;
         epair_init(&e, n, 4, 60);
         check_encoders(&e, &r, 0x1p40, 3, 1.0);
+        check_encoders(&e, &r, 0x1p61, 4, 1.0);  /* coefficients around q: the Barrett step */
         check_encoders(&e, &r, 0x1p100, 4, 1.0); /* coefficients beyond 2^64 */
         epair_clear(&e);
     }
@@ -348,4 +349,20 @@ Test(gpu_ckks, bad_input) {
     hepa_poly_destroy(p);
     hepa_poly_destroy(pc);
     epair_clear(&e);
+    /* the same statuses from the fused path (n >= 2^10: the NTT reduces as it loads), and a good
+     * call after each (the flags are cleared) */
+    epair e2;
+    epair_init(&e2, 1024, 3, 60);
+    double *zb = calloc(1024, sizeof *zb);
+    zb[0] = 1;
+    T_OK(hepa_poly_create(&p, e2.gpu, 3));
+    zb[77] = NAN;
+    T_STATUS(hepa_ckks_encode(e2.eg, p, zb, 0x1p40), HEPA_ERR_INVALID_ARGUMENT);
+    zb[77] = 0;
+    T_OK(hepa_ckks_encode(e2.eg, p, zb, 0x1p40));
+    T_STATUS(hepa_ckks_encode(e2.eg, p, zb, 0x1p200), HEPA_ERR_RANGE);
+    T_OK(hepa_ckks_encode(e2.eg, p, zb, 0x1p40));
+    free(zb);
+    hepa_poly_destroy(p);
+    epair_clear(&e2);
 }
