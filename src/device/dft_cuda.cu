@@ -48,7 +48,6 @@ namespace {
 //   (t >> lT)·n + (t & (2^lT − 1))·2^lts + e·2^les     (for input and output separately).
 struct pass_desc {
     unsigned lm;        // log2 of the sub-transform size m
-    unsigned lr;        // log2 of the radix of the stages: 4, or 2 in latency mode (FP64 only)
     unsigned lg;        // log2 G: sub-transforms per block
     unsigned lT, logn;  // 2^lT sub-transforms per vector of size 2^logn
     unsigned in_lts, in_les, out_lts, out_les;
@@ -57,6 +56,9 @@ struct pass_desc {
     size_t tw_n;        // offset of w_n^e (e < n) for the four-step twiddle; SIZE_MAX: none
     unsigned threads;
     size_t smem;        // dynamic shared memory in bytes
+    unsigned lr;        // log2 of the radix of the stages: 4, or 2 in latency mode (FP64 only).
+                        // Last: placed after lm, it made ptxas spill in the FP64 kernel (12 bytes;
+                        // --dft FP64 rows 2-16% slower on an H100)
 };
 
 } // namespace
@@ -90,14 +92,13 @@ __device__ __forceinline__ unsigned swx(unsigned p) { return ((p >> 5) ^ (p >> 1
 __device__ __forceinline__ unsigned sw(unsigned p) { return p ^ swx(p); }
 
 // Position in shared memory of output element k of a size-2^lm transform (see the header).
-// Digits of lr bits (4, or 2 in latency mode); the lm mod lr bits left are the last stage's.
-__device__ __forceinline__ unsigned rev_digits(unsigned k, unsigned lm, unsigned lr) {
+// Digits of LR bits (4, or 2 in latency mode); the lm mod LR bits left are the last stage's.
+template <unsigned LR> __device__ __forceinline__ unsigned rev_digits(unsigned k, unsigned lm) {
     unsigned p = 0, sh = lm;
-    const unsigned dm = (1u << lr) - 1;
-    while (sh >= lr) {
-        sh -= lr;
-        p |= (k & dm) << sh;
-        k >>= lr;
+    while (sh >= LR) {
+        sh -= LR;
+        p |= (k & ((1u << LR) - 1)) << sh;
+        k >>= LR;
     }
     return p | k;
 }
@@ -165,7 +166,6 @@ template <bool INV, typename W> __device__ __forceinline__ void dft16(const W *v
         for (int s0 = 0; s0 < 4; ++s0) y[s1 + 4 * s0] = a[4 * s1 + s0];
 }
 
-// Radix-16 stage of span 2^ls on the CUDA cores (any mode; FP64 uses it).
 // One radix-2^LR stage on the CUDA cores (LR = 4: DFT_16 as 4·4; LR = 2: DFT_4), span S = 2^ls:
 // group (tl, h) takes elements base + r·S, r < 2^LR, and multiplies output s by w_(2^LR·S)^(s·j).
 template <int LR, bool INV, typename T, typename W>
@@ -195,6 +195,7 @@ __device__ void stage_cc(T *sm, const W *tw_m, unsigned lm, unsigned ls, unsigne
     }
 }
 
+// Last stage, radix R = 2^LR (1 <= LR <= 3), span 1: contiguous runs of R, no twiddles.
 template <int LR, bool INV, typename T, typename W>
 __device__ void stage_small(T *sm, unsigned ngroups) {
     constexpr int R = 1 << LR;
@@ -351,9 +352,12 @@ __device__ void stage16_tc(typename mode_types<MODE>::T *sm, const float2 *tw_m,
 
 // ---- the pass kernel --------------------------------------------------------------------------
 
-template <int MODE, bool INV>
+// LAT: latency mode (d.lr == 2, FP64 only), its own instantiation so that the batched kernels
+// keep exactly their code.
+template <int MODE, bool INV, bool LAT = false>
 __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, const void *tw_v,
                                                 pass_desc d) {
+    static_assert(!LAT || MODE == HEPA_DFT_FP64, "latency mode is FP64 only");
     using T = typename mode_types<MODE>::T;
     using W = typename mode_types<MODE>::W;
     constexpr unsigned VEC = 16 / sizeof(T); // elements per 16-byte access
@@ -455,13 +459,11 @@ __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, c
     ffrag f;
     if constexpr (MODE != HEPA_DFT_FP64) make_ffrag<INV>(f);
     unsigned ls = lm;
-    if constexpr (MODE == HEPA_DFT_FP64) {
-        if (d.lr == 2) {
-            while (ls >= 2) {
-                ls -= 2;
-                stage_cc<2, INV, T, W>(sm, tw_m, lm, ls, E >> 2);
-                __syncthreads();
-            }
+    if constexpr (LAT) {
+        while (ls >= 2) {
+            ls -= 2;
+            stage_cc<2, INV, T, W>(sm, tw_m, lm, ls, E >> 2);
+            __syncthreads();
         }
     }
     while (ls >= 4) {
@@ -484,7 +486,7 @@ __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, c
     const W *tw_n = d.tw_n == SIZE_MAX ? NULL : tw + d.tw_n;
     const unsigned nmask = (1u << d.logn) - 1, col0 = (unsigned)(t0 & tmask);
     auto fetch = [&](unsigned tl, unsigned e) -> T {
-        T v = sm[sw((tl << lm) + rev_digits(e, lm, d.lr))];
+        T v = sm[sw((tl << lm) + rev_digits<LAT ? 2 : 4>(e, lm))];
         if (MODE == HEPA_DFT_FP16X2 || tw_n) {
             W w = to_w(v);
             if constexpr (MODE == HEPA_DFT_FP16X2) {
@@ -531,21 +533,26 @@ __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, c
     }
 }
 
-template <int MODE, bool INV> void *kernel_ptr() { return (void *)dft_pass<MODE, INV>; }
+template <int MODE, bool INV, bool LAT = false> void *kernel_ptr() {
+    return (void *)dft_pass<MODE, INV, LAT>;
+}
 
 cudaError_t launch(const hepa_dft_plan *p, const pass_desc &d, void *out, const void *in,
                    int inverse, cudaStream_t st) {
     const unsigned blocks = (unsigned)((d.total + (1ull << d.lg) - 1) >> d.lg);
     const dim3 grid(blocks), block(d.threads);
-#define HEPA_DFT_LAUNCH(M)                                                                         \
+#define HEPA_DFT_LAUNCH(M, LAT)                                                                    \
     do {                                                                                           \
-        if (inverse) dft_pass<M, true><<<grid, block, d.smem, st>>>(out, in, p->tw, d);            \
-        else dft_pass<M, false><<<grid, block, d.smem, st>>>(out, in, p->tw, d);                   \
+        if (inverse) dft_pass<M, true, LAT><<<grid, block, d.smem, st>>>(out, in, p->tw, d);       \
+        else dft_pass<M, false, LAT><<<grid, block, d.smem, st>>>(out, in, p->tw, d);              \
     } while (0)
     switch (p->mode) {
-    case HEPA_DFT_FP16: HEPA_DFT_LAUNCH(HEPA_DFT_FP16); break;
-    case HEPA_DFT_FP16X2: HEPA_DFT_LAUNCH(HEPA_DFT_FP16X2); break;
-    default: HEPA_DFT_LAUNCH(HEPA_DFT_FP64); break;
+    case HEPA_DFT_FP16: HEPA_DFT_LAUNCH(HEPA_DFT_FP16, false); break;
+    case HEPA_DFT_FP16X2: HEPA_DFT_LAUNCH(HEPA_DFT_FP16X2, false); break;
+    default:
+        if (d.lr == 2) HEPA_DFT_LAUNCH(HEPA_DFT_FP64, true);
+        else HEPA_DFT_LAUNCH(HEPA_DFT_FP64, false);
+        break;
     }
 #undef HEPA_DFT_LAUNCH
     return cudaGetLastError();
@@ -697,10 +704,14 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     size_t smem = 0;
     for (int i = 0; i < p->npass; ++i) smem = p->pass[i].smem > smem ? p->pass[i].smem : smem;
     void *k[2] = {NULL, NULL};
+    const bool lat = p->pass[0].lr == 2;
     switch (mode) {
     case HEPA_DFT_FP16: k[0] = kernel_ptr<HEPA_DFT_FP16, false>(); k[1] = kernel_ptr<HEPA_DFT_FP16, true>(); break;
     case HEPA_DFT_FP16X2: k[0] = kernel_ptr<HEPA_DFT_FP16X2, false>(); k[1] = kernel_ptr<HEPA_DFT_FP16X2, true>(); break;
-    default: k[0] = kernel_ptr<HEPA_DFT_FP64, false>(); k[1] = kernel_ptr<HEPA_DFT_FP64, true>(); break;
+    default:
+        k[0] = lat ? kernel_ptr<HEPA_DFT_FP64, false, true>() : kernel_ptr<HEPA_DFT_FP64, false>();
+        k[1] = lat ? kernel_ptr<HEPA_DFT_FP64, true, true>() : kernel_ptr<HEPA_DFT_FP64, true>();
+        break;
     }
     for (int i = 0; i < 2 && e == cudaSuccess; ++i)
         e = cudaFuncSetAttribute(k[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
