@@ -41,7 +41,9 @@ extern "C" {
 typedef struct hepa_ckks_encoder hepa_ckks_encoder;
 
 /* An encoder for the ring: the slot permutation, the twist ζ^k and (CUDA backend) a device DFT
- * plan and tables, built once. The ring must outlive the encoder.
+ * plan and tables, built once. The ring must outlive the encoder. On the CUDA backend an
+ * encoder serves one host thread at a time (its encode check flags are its own state): give
+ * each thread that encodes concurrently its own encoder.
  * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL), HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_DEVICE. */
 HEPA_API HEPA_NODISCARD hepa_status hepa_ckks_encoder_create(hepa_ckks_encoder **out,
                                                               const hepa_ring *ring);
