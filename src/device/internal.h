@@ -107,6 +107,10 @@ hepa_status _hepa_dev_ntt_rescale(const struct hepa_ring *ring, size_t level, ui
  * reduces into the limbs and transforms). */
 hepa_status _hepa_dev_ntt_encode(const struct hepa_ring *ring, size_t level, uint64_t *out,
                                  const int64_t *m, const double *big);
+/* The NTT half of _hepa_dev_ks_modup1 (rns/internal.h): map entry y's limb of ext = NTT of the
+ * conversion of coef limb aux[3y] to its modulus. HEPA_ERR_UNSUPPORTED for n < 2^10. */
+hepa_status _hepa_dev_ntt_modup1(const struct hepa_ring *ring, size_t count, uint64_t *ext,
+                                 const uint64_t *coef, const uint32_t *map, const uint64_t *aux);
 
 typedef enum { HEPA_EW_ADD, HEPA_EW_SUB, HEPA_EW_NEG, HEPA_EW_MUL, HEPA_EW_MUL_SCALAR } hepa_ew_op;
 /* Element-wise op over level·n words: out = a op b. NEG ignores b. MUL_SCALAR ignores b and

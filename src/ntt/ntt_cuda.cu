@@ -542,7 +542,10 @@ __device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *
 // limb); 2 = the last forward pass stores (in2 - x)·q_last^(-1) instead of x. 3: CKKS encode
 // (_hepa_dev_ntt_encode): the first forward pass loads m mod q_limb from the n coefficients `in`
 // (int64, or CKKS_BIG: then the double aux[k]), the same for every limb, so the rounded plaintext
-// is never written limb by limb.
+// is never written limb by limb. 4: key switching's ModUp with one-limb digits
+// (_hepa_dev_ntt_modup1, map mode): the first pass loads the exact conversion of the digit's
+// coefficient-domain limb to this limb's modulus; aux[3·y ..] = (source limb, q_src mod q,
+// 1/q_src as double bits) for map entry y.
 // At least 1024 resident threads per SM (a cap of 64 registers per thread): without it the
 // compiler gave the 512-thread column kernel of n = 2^17 72 registers, one block per SM, and
 // the forward NTT at n = 2^17, L = 64 went from 203 to 225 µs on an H100.
@@ -624,6 +627,21 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = enc[k] != CKKS_BIG ? ckks_residue_i64(enc[k], &mod)
                                       : residue_big(aux[gx - off], &mod);
+        } else if (XF == 4) {
+            // conv_core.h's exact Conv_{q_s -> q} of one source limb, specialised (ns = 1: the
+            // hat factors are 1, so v = x and the target sum is x mod q): u = round(x / q_s)
+            // computed with the same double operations as hepa_conv_frac_add / _round, then
+            // x mod q (one Barrett step: x < q_s < 2^62) minus u·(q_s mod q). The GPU key-switch
+            // tests check it bit-exact against the host's generic conversion.
+            const uint64_t *ax = aux + 3 * (size_t)blockIdx.y;
+            uint64_t x = in[ax[0] * n + (gx - off)]; // [0, q_s)
+            const double f = __dadd_rn(0.0, __dmul_rn((double)x, __longlong_as_double((long long)ax[2])));
+            const uint64_t u = (uint64_t)(f + 0.5);
+            if (x >= lc.q) {
+                x -= hepa_mulhi64(x, lc.ratio_hi) * lc.q; // [0, 2q)
+                if (x >= lc.q) x -= lc.q;
+            }
+            v[k] = u ? hepa_mod_sub(x, ax[1], lc.q) : x; // [0, q)
         } else if (FUSED) {
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_mod_mul(in[gx], in2[gx], &mod); // [0, q)
@@ -747,8 +765,10 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
 //     coefficient-domain limb, in2 = a, out = the scratch between the passes, fin = the result,
 //     aux = the level's rescale constants;
 //   FX_ENCODE (n >= 2^10 only): every limb's input is m mod q, m = the n coefficients in `in`
-//     (int64 or CKKS_BIG) and aux (the doubles where CKKS_BIG).
-enum { FX_NONE, FX_RESCALE, FX_ENCODE };
+//     (int64 or CKKS_BIG) and aux (the doubles where CKKS_BIG);
+//   FX_MODUP1 (n >= 2^10 only, with a map): map entry y's input is the conversion of limb
+//     aux[3y] of `in` (coefficient domain) to its modulus (XF 4 of ntt_tile_kernel).
+enum { FX_NONE, FX_RESCALE, FX_ENCODE, FX_MODUP1 };
 template <bool INV, bool FUSED, int FX = FX_NONE>
 cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
                     const uint64_t *in2, uint64_t *out_b = nullptr,
@@ -762,7 +782,7 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
     const unsigned nn = (unsigned)n;
     if constexpr (RESC) {
         if (logn < 13) return cudaErrorInvalidValue;
-    } else if (FX == FX_ENCODE && logn < 10) {
+    } else if ((FX == FX_ENCODE || FX == FX_MODUP1) && logn < 10) {
         return cudaErrorInvalidValue;
     } else if (logn <= 9) {
         dim3 grid(1, (unsigned)level);
@@ -774,7 +794,8 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
         return cudaGetLastError();
     }
     // XF1 / XF2: the fusions of the first / last forward pass (none otherwise)
-    constexpr int XF1 = RESC ? 1 : FX == FX_ENCODE ? 3 : 0, XF2 = RESC ? 2 : 0;
+    constexpr int XF1 = RESC ? 1 : FX == FX_ENCODE ? 3 : FX == FX_MODUP1 ? 4 : 0;
+    constexpr int XF2 = RESC ? 2 : 0;
     if constexpr (!RESC) switch (logn) {
     case 10:
         return launch_tile<10, 0, 0, 1, INV, FUSED, true, false, XF1>(
@@ -916,4 +937,17 @@ extern "C" hepa_status _hepa_dev_ntt_encode(const hepa_ring *ring, size_t level,
                                                              nullptr, nullptr, nullptr, nullptr,
                                                              nullptr, (const uint64_t *)big),
                             "NTT of a CKKS encoding");
+}
+
+// Key switching's ModUp for one-limb digits (see device/internal.h): the conversion of each digit
+// to the other moduli is computed by the first NTT pass as it loads, so the count·n converted
+// words are never written and read back.
+extern "C" hepa_status _hepa_dev_ntt_modup1(const hepa_ring *ring, size_t count, uint64_t *ext,
+                                            const uint64_t *coef, const uint32_t *map,
+                                            const uint64_t *aux) {
+    if (ring->log_n < 10) return HEPA_ERR_UNSUPPORTED;
+    if (count == 0) return HEPA_OK;
+    return _hepa_dev_status(run_ntt<false, false, FX_MODUP1>(ring, count, ext, coef, nullptr,
+                                                             nullptr, nullptr, map, nullptr, aux),
+                            "ModUp NTT");
 }

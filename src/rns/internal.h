@@ -106,6 +106,15 @@ hepa_status _hepa_dev_conv(const hepa_ring *ring, const hepa_conv_job *jobs, siz
  * (in place) but must not partially overlap it. */
 hepa_status _hepa_dev_ntt_map(const hepa_ring *ring, int inverse, uint64_t *out,
                               const uint64_t *in, const uint32_t *map, size_t count);
+/* ModUp with one-limb digits (alpha = 1), n >= 2^10, level = l digits, E = l + K extended limbs:
+ * ext digit j, limb j = c limb j (a copy, NTT domain); every other limb (map entry y of `map`,
+ * `count` entries) = NTT of the exact conversion of coef limb aux[3y] (coefficient domain) to
+ * its modulus, computed as the NTT's first pass loads. aux[3y + 1] = q_src mod q,
+ * aux[3y + 2] = 1/q_src (double bits): the values of the digit's conversion table. Returns
+ * HEPA_ERR_UNSUPPORTED for n < 2^10 (the caller converts, then transforms). */
+hepa_status _hepa_dev_ks_modup1(const hepa_ring *ring, size_t l, size_t E, uint64_t *ext,
+                                const uint64_t *c, const uint64_t *coef, const uint32_t *map,
+                                size_t count, const uint64_t *aux);
 /* Key-switch inner product: t0/t1 limb e (E = level + K limbs) = Σ_j ext[j·E + e] ⊙ key limb of
  * modulus mod(e) (e < level: e; else L + e - level) of digit j's b / a. */
 hepa_status _hepa_dev_ks_inner(const hepa_ring *ring, size_t level, size_t K, size_t dnum,

@@ -24,6 +24,10 @@ struct hepa_ks {
     uint64_t pinv[HEPA_RING_MAX_MODULI], pinv_sh[HEPA_RING_MAX_MODULI]; /* P^(-1) mod q_i */
     uint64_t *dtabs;  /* device copies (CUDA backend) */
     uint32_t *dmaps;
+    /* alpha = 1 on the CUDA backend: for every ModUp map entry, (source limb, q_src mod q,
+     * 1/q_src as double bits), read from the digit's conversion table, so the NTT's first pass
+     * can do the conversion as it loads (_hepa_dev_ks_modup1); 3·maps_len words, else NULL */
+    uint64_t *aux, *daux;
 };
 
 struct hepa_ksk {
@@ -41,6 +45,8 @@ void hepa_ks_destroy(hepa_ks *ks) {
     if (!ks) return;
     if (ks->dtabs) _hepa_dev_free(ks->ring, ks->dtabs);
     if (ks->dmaps) _hepa_dev_free(ks->ring, ks->dmaps);
+    if (ks->daux) _hepa_dev_free(ks->ring, ks->daux);
+    free(ks->aux);
     free(ks->up_tab), free(ks->down_tab), free(ks->up_map), free(ks->up_map_len);
     free(ks->p_map), free(ks->tabs), free(ks->maps);
     free(ks);
@@ -57,7 +63,7 @@ static void build_levels(hepa_ks *ks) {
         const size_t E = l + K, dn = dnum_of(ks, l);
         if (ks->maps) ks->up_map[l] = mw;
         for (size_t j = 0; j < dn; ++j) {
-            const size_t lo = j * a, cnt = (l - lo < a ? l - lo : a);
+            const size_t lo = j * a, cnt = (l - lo < a ? l - lo : a), mw0 = mw;
             size_t nt = 0;
             for (size_t e = 0; e < E; ++e) {
                 if (e >= lo && e < lo + cnt) continue;
@@ -68,6 +74,12 @@ static void build_levels(hepa_ks *ks) {
             if (ks->tabs) {
                 ks->up_tab[l * ks->dmax + j] = tw;
                 _hepa_conv_build(r, ks->tabs + tw, src, cnt, dst, lim, nt);
+                const uint64_t *tb = ks->tabs + tw; /* layout: conv_core.h */
+                for (size_t t = 0; ks->aux && t < nt; ++t) {
+                    ks->aux[3 * (mw0 + t)] = lo;
+                    ks->aux[3 * (mw0 + t) + 1] = tb[4 + 4 * cnt + 5 * t + 4]; /* S mod t */
+                    ks->aux[3 * (mw0 + t) + 2] = tb[4 + 3];                   /* 1/s_0 */
+                }
             }
             tw += hepa_conv_words(cnt, nt);
         }
@@ -108,8 +120,10 @@ hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring, size_t num_spec
     ks->p_map = calloc(L + 1, sizeof *ks->p_map);
     ks->tabs = malloc(ks->tabs_words * sizeof *ks->tabs);
     ks->maps = malloc(ks->maps_len * sizeof *ks->maps);
+    const int fused_up = on_device(ring) && digit_size == 1;
+    if (fused_up) ks->aux = calloc(3 * ks->maps_len, sizeof *ks->aux);
     if (!ks->up_tab || !ks->down_tab || !ks->up_map || !ks->up_map_len || !ks->p_map ||
-        !ks->tabs || !ks->maps) {
+        !ks->tabs || !ks->maps || (fused_up && !ks->aux)) {
         hepa_ks_destroy(ks);
         return HEPA_ERR_OUT_OF_MEMORY;
     }
@@ -125,11 +139,14 @@ hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring, size_t num_spec
     }
     if (on_device(ring)) {
         const size_t tb = ks->tabs_words * sizeof *ks->tabs, mb = ks->maps_len * sizeof *ks->maps;
+        const size_t ab = 3 * ks->maps_len * sizeof *ks->aux;
         hepa_status s;
         if ((s = _hepa_dev_alloc(ring, (void **)&ks->dtabs, tb)) != HEPA_OK ||
             (s = _hepa_dev_alloc(ring, (void **)&ks->dmaps, mb)) != HEPA_OK ||
             (s = _hepa_dev_copy(ring, ks->dtabs, ks->tabs, tb, 0)) != HEPA_OK ||
             (s = _hepa_dev_copy(ring, ks->dmaps, ks->maps, mb, 0)) != HEPA_OK ||
+            (fused_up && (s = _hepa_dev_alloc(ring, (void **)&ks->daux, ab)) != HEPA_OK) ||
+            (fused_up && (s = _hepa_dev_copy(ring, ks->daux, ks->aux, ab, 0)) != HEPA_OK) ||
             (s = _hepa_dev_sync(ring)) != HEPA_OK) {
             hepa_ks_destroy(ks);
             return s;
@@ -224,6 +241,11 @@ hepa_status _hepa_ks_modup(const hepa_ks *ks, size_t l, uint64_t *ext, const uin
     if (on_device(r)) {
         hepa_status s = _hepa_dev_ntt_inverse(r, l, tmp, c);
         if (s != HEPA_OK) return s;
+        if (ks->daux) { /* one-limb digits: the conversion rides in the NTT's first pass */
+            s = _hepa_dev_ks_modup1(r, l, E, ext, c, tmp, ks->dmaps + ks->up_map[l],
+                                    ks->up_map_len[l], ks->daux + 3 * ks->up_map[l]);
+            if (s != HEPA_ERR_UNSUPPORTED) return s; /* n < 2^10: the path below */
+        }
         hepa_conv_job jobs[HEPA_CONV_MAX_JOBS];
         for (size_t j = 0; j < dn; ++j) {
             jobs[j].tab = ks->dtabs + ks->up_tab[l * ks->dmax + j];

@@ -283,6 +283,19 @@ extern "C" hepa_status _hepa_dev_conv(const hepa_ring *ring, const hepa_conv_job
     return _hepa_dev_status(cudaGetLastError(), "conversion kernel");
 }
 
+extern "C" hepa_status _hepa_dev_ks_modup1(const hepa_ring *ring, size_t l, size_t E,
+                                          uint64_t *ext, const uint64_t *c, const uint64_t *coef,
+                                          const uint32_t *map, size_t count, const uint64_t *aux) {
+    if (ring->log_n < 10) return HEPA_ERR_UNSUPPORTED;
+    const size_t n = ring->n, row = n * sizeof(uint64_t);
+    // digit j's own limb: c + j·n -> ext + (j·E + j)·n, one strided copy for all l digits
+    const cudaError_t e = cudaMemcpy2DAsync(ext, (E + 1) * row, c, row, row, l,
+                                            cudaMemcpyDeviceToDevice,
+                                            (cudaStream_t)ring->dev->stream);
+    if (e != cudaSuccess) return _hepa_dev_status(e, "ModUp copy");
+    return _hepa_dev_ntt_modup1(ring, count, ext, coef, map, aux);
+}
+
 extern "C" hepa_status _hepa_dev_ks_inner(const hepa_ring *ring, size_t level, size_t K,
                                           size_t dnum, uint64_t *t0, uint64_t *t1,
                                           const uint64_t *ext, const uint64_t *key) {

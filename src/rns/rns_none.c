@@ -28,6 +28,13 @@ hepa_status _hepa_dev_ntt_map(const hepa_ring *ring, int inverse, uint64_t *out,
     (void)ring, (void)inverse, (void)out, (void)in, (void)map, (void)count;
     return HEPA_ERR_NO_DEVICE;
 }
+hepa_status _hepa_dev_ks_modup1(const hepa_ring *ring, size_t l, size_t E, uint64_t *ext,
+                                const uint64_t *c, const uint64_t *coef, const uint32_t *map,
+                                size_t count, const uint64_t *aux) {
+    (void)ring, (void)l, (void)E, (void)ext, (void)c, (void)coef, (void)map, (void)count,
+        (void)aux;
+    return HEPA_ERR_NO_DEVICE;
+}
 hepa_status _hepa_dev_ks_inner(const hepa_ring *ring, size_t level, size_t K, size_t dnum,
                                uint64_t *t0, uint64_t *t1, const uint64_t *ext,
                                const uint64_t *key) {

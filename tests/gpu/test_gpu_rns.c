@@ -228,12 +228,20 @@ Test(gpu_rns, keyswitch_small) {
     check_keyswitch(256, 3, 2, 0, 40);   /* one-block NTTs, a short last digit */
     check_keyswitch(1024, 20, 1, 0, 40); /* 20 digits: the inner product folds past 16 */
     check_keyswitch(4096, 7, 3, 2, 40);  /* digit size below K */
+    /* one-limb digits: n < 2^10 converts then transforms; from 2^10 the NTT's first pass
+     * converts as it loads (_hepa_dev_ks_modup1); q_0 and the special primes have 60 bits, the
+     * others 40: digit 0 into the 40-bit limbs takes its Barrett step, and half of all
+     * coefficients its rounding (u = 1) */
+    check_keyswitch(256, 4, 1, 0, 40);
+    check_keyswitch(8192, 6, 1, 0, 40);
 }
 
 Test(gpu_rns, keyswitch_issue_shapes) {
     if (test_quick()) return; /* minutes under compute-sanitizer */
     check_keyswitch(8192, 9, 4, 0, 40);
     check_keyswitch(65536, 33, 2, 0, 40); /* 33 = 16·2 + 1: Phantom's crashing split */
+    check_keyswitch(32768, 17, 1, 0, 40); /* issue 6's 2^15 shape, fused ModUp */
+    check_keyswitch(1 << 18, 3, 1, 0, 50); /* fused ModUp through a three-pass NTT */
 }
 
 /* The CKKS example end to end on the device, within the example's noise bounds. */
