@@ -58,9 +58,16 @@ HEPA_HD uint64_t hepa_conv_target(const uint64_t *tab, unsigned t, const uint64_
             hi = 0;
         }
     }
-    uint64_t r = hepa_mod_reduce128(hi, lo, &m);
-    if (u) r = hepa_mod_sub(r, hepa_mod_mul(u, tg[4], &m), m.value);
-    return r;
+    /* exact: - u·S ≡ + u·(t - S mod t), added into the sum before its one reduction (u <= ns
+     * <= 64, so the term is below 2^68; at most 15 terms < 2^124 are unfolded here, so the
+     * 128-bit sum cannot overflow). One 128-bit reduction per output instead of two. */
+    if (u) {
+        uint64_t ph, pl;
+        hepa_mul64(u, m.value - tg[4], &ph, &pl);
+        lo += pl;
+        hi += ph + (lo < pl);
+    }
+    return hepa_mod_reduce128(hi, lo, &m);
 }
 
 /* Output limb of target t. */
