@@ -536,16 +536,18 @@ __device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *
 // (the index of tile element e in column c is tile·tile_stride + c + (e << S)), TILES = tiles per
 // block (only for tiles that need no shared memory), INV = inverse, FUSED = inverse pass that
 // first multiplies two NTT-domain inputs pointwise. LAST: the final pass of the transform
-// (reduces to [0, q); for the inverse it also scales by n^(-1)). XF: the NTT-domain rescale's
-// fusions (_hepa_dev_ntt_rescale; aux = the level's block of hepa_ring_device::rescale): 1 = the
-// first forward pass loads centred(in) mod q_limb from the one limb `in` (the same for every
-// limb); 2 = the last forward pass stores (in2 - x)·q_last^(-1) instead of x. 3: CKKS encode
-// (_hepa_dev_ntt_encode): the first forward pass loads m mod q_limb from the n coefficients `in`
-// (int64, or CKKS_BIG: then the double aux[k]), the same for every limb, so the rounded plaintext
-// is never written limb by limb. 4: key switching's ModUp with one-limb digits
-// (_hepa_dev_ntt_modup1, map mode): the first pass loads the exact conversion of the digit's
-// coefficient-domain limb to this limb's modulus; aux[3·y ..] = (source limb, q_src mod q,
-// 1/q_src as double bits) for map entry y.
+// (reduces to [0, q); for the inverse it also scales by n^(-1)). XF: a load or store fusion of
+// a forward transform, the others' work done where the data passes anyway:
+//   1 (NTT-domain rescale, _hepa_dev_ntt_rescale; aux = the level's block of
+//     hepa_ring_device::rescale): the first pass loads centred(in) mod q_limb from the one limb
+//     `in` (the same for every limb);
+//   2 (the same rescale): the last pass stores (in2 - x)·q_last^(-1) instead of x;
+//   3 (CKKS encode, _hepa_dev_ntt_encode): the first pass loads m mod q_limb from the n
+//     coefficients `in` (int64, or CKKS_BIG: then the double aux[k]), the same for every limb,
+//     so the rounded plaintext is never written limb by limb;
+//   4 (key switching's ModUp with one-limb digits, _hepa_dev_ntt_modup1, map mode): the first
+//     pass loads the exact conversion of the digit's coefficient-domain limb to this limb's
+//     modulus; aux[3·y ..] = (source limb, q_src mod q, 1/q_src as double bits), y = map entry.
 // At least 1024 resident threads per SM (a cap of 64 registers per thread): without it the
 // compiler gave the 512-thread column kernel of n = 2^17 72 registers, one block per SM, and
 // the forward NTT at n = 2^17, L = 64 went from 203 to 225 µs on an H100.
