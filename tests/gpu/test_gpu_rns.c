@@ -234,6 +234,8 @@ Test(gpu_rns, keyswitch_small) {
      * coefficients its rounding (u = 1) */
     check_keyswitch(256, 4, 1, 0, 40);
     check_keyswitch(8192, 6, 1, 0, 40);
+    /* digits of 3 limbs, 7 = 3 + 3 + 1: a one-limb last digit among longer ones */
+    check_keyswitch(8192, 7, 3, 0, 40);
 }
 
 Test(gpu_rns, keyswitch_issue_shapes) {
@@ -242,6 +244,7 @@ Test(gpu_rns, keyswitch_issue_shapes) {
     check_keyswitch(65536, 33, 2, 0, 40); /* 33 = 16·2 + 1: Phantom's crashing split */
     check_keyswitch(32768, 17, 1, 0, 40); /* issue 6's 2^15 shape, fused ModUp */
     check_keyswitch(1 << 18, 3, 1, 0, 50); /* fused ModUp through a three-pass NTT */
+    check_keyswitch(1 << 18, 4, 2, 0, 50); /* digits of 2 limbs through a three-pass NTT */
 }
 
 /* The CKKS example end to end on the device, within the example's noise bounds. */
