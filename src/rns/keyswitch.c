@@ -120,6 +120,10 @@ hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring, size_t num_spec
     ks->p_map = calloc(L + 1, sizeof *ks->p_map);
     ks->tabs = malloc(ks->tabs_words * sizeof *ks->tabs);
     ks->maps = malloc(ks->maps_len * sizeof *ks->maps);
+    /* Only one-limb digits: fusing digits of 2-4 limbs the same way (a kernel writing v_k and u,
+     * the target sums Σ v_k·hat_k in the NTT's first pass) was measured slower on an H100
+     * (2^16/33, K = 3: ModUp 737 -> 784 µs; K = 4: 635 -> 699 µs): the column pass is
+     * instruction-bound and the sums cost it more than the conversion kernel and its traffic. */
     const int fused_up = on_device(ring) && digit_size == 1;
     if (fused_up) ks->aux = calloc(3 * ks->maps_len, sizeof *ks->aux);
     if (!ks->up_tab || !ks->down_tab || !ks->up_map || !ks->up_map_len || !ks->p_map ||
