@@ -930,8 +930,8 @@ extern "C" hepa_status _hepa_dev_ntt_rescale(const hepa_ring *ring, size_t level
 }
 
 // CKKS encode's NTT (see device/internal.h): the rounded coefficients are read once per limb from
-// one n-double buffer (L2-resident) by the first pass instead of being written and read back as
-// level·n words.
+// one buffer of n int64 words (L2-resident) by the first pass instead of being written and read
+// back as level·n words.
 extern "C" hepa_status _hepa_dev_ntt_encode(const hepa_ring *ring, size_t level, uint64_t *out,
                                             const int64_t *m, const double *big) {
     if (ring->log_n < 10) return HEPA_ERR_UNSUPPORTED;

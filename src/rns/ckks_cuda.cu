@@ -2,8 +2,8 @@
 // Same steps and the same integer code (ckks_core.h) as the host path in ckks.c:
 //   encode: place Δ·z_j at t_j (checking the slots) → forward DFT → untwist and round to n
 //           integers m_k (checking |m_k| < Q/2; int64, the double kept where |m_k| >= 2^63) →
-//           forward NTT whose first pass reduces m_k mod q_i as it loads (_hepa_dev_ntt_encode; n < 2^10: a reduction kernel writes
-//           the limbs first). The check flags live in mapped pinned memory: the kernels store
+//           forward NTT whose first pass reduces m_k mod q_i as it loads
+//           (_hepa_dev_ntt_encode; n < 2^10: a reduction kernel writes the limbs first). The check flags live in mapped pinned memory: the kernels store
 //           to it directly and the call's only wait is the stream synchronisation that returns
 //           the status;
 //   decode: inverse NTT of the t limbs decode needs (into scratch) → CRT to doubles / Δ, twist →
