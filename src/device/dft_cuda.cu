@@ -72,6 +72,7 @@ struct hepa_dft_plan {
     void *tw;           // device twiddles: double2 (FP64) or float2, see pass_desc offsets
     void *scratch;      // device: n·batch elements between the two passes (NULL for one pass)
     size_t elem;        // bytes per complex element: 16, 4 or 8
+    unsigned stk;       // log2 n when the plan runs a Stockham kernel (dft_stockham64/_tc), else 0
 };
 
 namespace {
@@ -272,6 +273,54 @@ template <bool INV> __device__ void make_ffrag(ffrag &f) {
     }
 }
 
+// Eight DFT_16s on the tensor cores: e[i] = input row 2q, 2q+1, 2q+8, 2q+9 (i = 0..3) of this
+// thread's column g (see above); out: dre/dim[2·half + c] = output row g + 8·half of column 2q + c.
+template <int MODE>
+__device__ __forceinline__ void dft16_tc(const float2 (&e)[4], const ffrag &f, float (&dre)[4],
+                                         float (&dim)[4]) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) dre[i] = dim[i] = 0;
+    if constexpr (MODE == HEPA_DFT_FP16) {
+        const uint32_t bre0 = h2u(__floats2half2_rn(e[0].x, e[1].x)), bre1 = h2u(__floats2half2_rn(e[2].x, e[3].x));
+        const uint32_t bim0 = h2u(__floats2half2_rn(e[0].y, e[1].y)), bim1 = h2u(__floats2half2_rn(e[2].y, e[3].y));
+        mma(dre, f.re, bre0, bre1);
+        mma(dre, f.nim, bim0, bim1);
+        mma(dim, f.re, bim0, bim1);
+        mma(dim, f.im, bre0, bre1);
+    } else {
+        __half hr[4], hi[4], lr[4], li[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            hr[i] = __float2half_rn(e[i].x);
+            hi[i] = __float2half_rn(e[i].y);
+            lr[i] = __float2half_rn((e[i].x - __half2float(hr[i])) * 2048.0f);
+            li[i] = __float2half_rn((e[i].y - __half2float(hi[i])) * 2048.0f);
+        }
+        const uint32_t bre0 = h2u(__halves2half2(hr[0], hr[1])), bre1 = h2u(__halves2half2(hr[2], hr[3]));
+        const uint32_t bim0 = h2u(__halves2half2(hi[0], hi[1])), bim1 = h2u(__halves2half2(hi[2], hi[3]));
+        const uint32_t lre0 = h2u(__halves2half2(lr[0], lr[1])), lre1 = h2u(__halves2half2(lr[2], lr[3]));
+        const uint32_t lim0 = h2u(__halves2half2(li[0], li[1])), lim1 = h2u(__halves2half2(li[2], li[3]));
+        float cre[4] = {0, 0, 0, 0}, cim[4] = {0, 0, 0, 0};
+        mma(dre, f.re, bre0, bre1);
+        mma(dre, f.nim, bim0, bim1);
+        mma(dim, f.re, bim0, bim1);
+        mma(dim, f.im, bre0, bre1);
+        mma(cre, f.re, lre0, lre1);
+        mma(cre, f.nim, lim0, lim1);
+        mma(cre, f.re_lo, bre0, bre1);
+        mma(cre, f.nim_lo, bim0, bim1);
+        mma(cim, f.re, lim0, lim1);
+        mma(cim, f.im, lre0, lre1);
+        mma(cim, f.re_lo, bim0, bim1);
+        mma(cim, f.im_lo, bre0, bre1);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            dre[i] = fmaf(cre[i], 1.0f / 2048.0f, dre[i]);
+            dim[i] = fmaf(cim[i], 1.0f / 2048.0f, dim[i]);
+        }
+    }
+}
+
 template <int MODE, bool INV>
 __device__ void stage16_tc(typename mode_types<MODE>::T *sm, const float2 *tw_m, const ffrag &f,
                            unsigned lm, unsigned ls, unsigned ngroups) {
@@ -284,52 +333,11 @@ __device__ void stage16_tc(typename mode_types<MODE>::T *sm, const float2 *tw_m,
         unsigned grp = (tile << 3) + g;
         unsigned tl = grp >> lsub, h = grp & ((1u << lsub) - 1);
         unsigned base = (tl << lm) + ((h >> ls) << (ls + 4)) + (h & (S - 1));
-        float dre[4] = {0, 0, 0, 0}, dim[4] = {0, 0, 0, 0};
-        if constexpr (MODE == HEPA_DFT_FP16) {
-            __half2 e[4];
+        float dre[4], dim[4];
+        float2 e[4];
 #pragma unroll
-            for (int i = 0; i < 4; ++i) e[i] = sm[sw(base + rows[i] * S)];
-            const uint32_t bre0 = h2u(__lows2half2(e[0], e[1])), bre1 = h2u(__lows2half2(e[2], e[3]));
-            const uint32_t bim0 = h2u(__highs2half2(e[0], e[1])), bim1 = h2u(__highs2half2(e[2], e[3]));
-            mma(dre, f.re, bre0, bre1);
-            mma(dre, f.nim, bim0, bim1);
-            mma(dim, f.re, bim0, bim1);
-            mma(dim, f.im, bre0, bre1);
-        } else {
-            float2 e[4];
-#pragma unroll
-            for (int i = 0; i < 4; ++i) e[i] = to_w(sm[sw(base + rows[i] * S)]);
-            __half hr[4], hi[4], lr[4], li[4];
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                hr[i] = __float2half_rn(e[i].x);
-                hi[i] = __float2half_rn(e[i].y);
-                lr[i] = __float2half_rn((e[i].x - __half2float(hr[i])) * 2048.0f);
-                li[i] = __float2half_rn((e[i].y - __half2float(hi[i])) * 2048.0f);
-            }
-            const uint32_t bre0 = h2u(__halves2half2(hr[0], hr[1])), bre1 = h2u(__halves2half2(hr[2], hr[3]));
-            const uint32_t bim0 = h2u(__halves2half2(hi[0], hi[1])), bim1 = h2u(__halves2half2(hi[2], hi[3]));
-            const uint32_t lre0 = h2u(__halves2half2(lr[0], lr[1])), lre1 = h2u(__halves2half2(lr[2], lr[3]));
-            const uint32_t lim0 = h2u(__halves2half2(li[0], li[1])), lim1 = h2u(__halves2half2(li[2], li[3]));
-            float cre[4] = {0, 0, 0, 0}, cim[4] = {0, 0, 0, 0};
-            mma(dre, f.re, bre0, bre1);
-            mma(dre, f.nim, bim0, bim1);
-            mma(dim, f.re, bim0, bim1);
-            mma(dim, f.im, bre0, bre1);
-            mma(cre, f.re, lre0, lre1);
-            mma(cre, f.nim, lim0, lim1);
-            mma(cre, f.re_lo, bre0, bre1);
-            mma(cre, f.nim_lo, bim0, bim1);
-            mma(cim, f.re, lim0, lim1);
-            mma(cim, f.im, lre0, lre1);
-            mma(cim, f.re_lo, bim0, bim1);
-            mma(cim, f.im_lo, bre0, bre1);
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                dre[i] = fmaf(cre[i], 1.0f / 2048.0f, dre[i]);
-                dim[i] = fmaf(cim[i], 1.0f / 2048.0f, dim[i]);
-            }
-        }
+        for (int i = 0; i < 4; ++i) e[i] = to_w(sm[sw(base + rows[i] * S)]);
+        dft16_tc<MODE>(e, f, dre, dim);
         __syncwarp();
         // outputs: rows s = g, g + 8 of columns (groups) 2q, 2q + 1
 #pragma unroll
@@ -347,6 +355,280 @@ __device__ void stage16_tc(typename mode_types<MODE>::T *sm, const float2 *tw_m,
             }
         }
         __syncwarp();
+    }
+}
+
+// ---- register-resident Stockham pass (one-pass FP64 plans, n = 2^4 ... 2^13) ------------------
+//
+// Stage s of radix R (16, then one of 2^(logn mod 4) when logn is not a multiple of 4), Ns = the
+// product of the earlier radices: group j < n/R takes elements j + r·(n/R), r < R, multiplies
+// element r by w_(Ns·R)^((j mod Ns)·r), does a DFT_R and puts output k at
+// (j / Ns)·Ns·R + (j mod Ns) + k·Ns (Stockham autosort: natural order in and out). Thread t of a
+// vector does group t (n/16 threads per vector; the last, smaller-radix stage, 16/R groups
+// t + u·n/16 each), so the first stage reads global memory and the last writes it, each as runs of
+// consecutive elements across the threads; only the stages in between go through shared memory:
+// one round trip per stage boundary, against one per stage plus a load and a store in dft_pass.
+// Shared-memory positions are swizzled (stk_sw) so that every quarter-warp's 16-byte accesses hit
+// 8 different bank groups: the reads j + r·(n/R) are consecutive in j, the writes have
+// j mod 8 in their low bits or (first stage) j in bits 4-6.
+__device__ __forceinline__ unsigned stk_sw(unsigned p) { return p ^ ((p >> 4) & 7u); }
+
+// In-place DFT_R, natural order, R = 2, 4, 8 or 16.
+template <int R, bool INV, typename W> __device__ __forceinline__ void dft_r(W *v) {
+    if constexpr (R == 16) {
+        W y[16];
+        dft16<INV>(v, y);
+#pragma unroll
+        for (int i = 0; i < 16; ++i) v[i] = y[i];
+    } else if constexpr (R == 8) {
+        // 8 = 2·4: r = r0 + 2·r1, s = s1 + 4·s0: DFT_4 over r1, twiddle w_8^(r0·s1), DFT_2 over r0
+        dft4<INV>(v, 0, 2);
+        dft4<INV>(v, 1, 2); // v[r0 + 2·s1]
+#pragma unroll
+        for (int s1 = 1; s1 < 4; ++s1) v[1 + 2 * s1] = cmul(v[1 + 2 * s1], conj_if<INV>(root16<W>(2 * s1)));
+        W y[8];
+#pragma unroll
+        for (int s1 = 0; s1 < 4; ++s1) {
+            const W a = v[2 * s1], b = v[2 * s1 + 1];
+            y[s1].x = a.x + b.x, y[s1].y = a.y + b.y;
+            y[s1 + 4].x = a.x - b.x, y[s1 + 4].y = a.y - b.y;
+        }
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = y[i];
+    } else if constexpr (R == 4) {
+        dft4<INV>(v, 0, 1);
+    } else {
+        const W a = v[0], b = v[1];
+        v[0].x = a.x + b.x, v[0].y = a.y + b.y;
+        v[1].x = a.x - b.x, v[1].y = a.y - b.y;
+    }
+}
+
+template <int LOGN> struct stk_shape {
+    static constexpr unsigned N = 1u << LOGN, T = N / 16; // threads per vector
+    static constexpr unsigned V = T >= 256 ? 1 : 256 / T;  // vectors per block
+    static constexpr unsigned THREADS = T * V;              // 256, or 512 at n = 2^13
+};
+
+// One stage of radix R on the thread's groups (v[u·R + r] = input r of group t + u·T), reading
+// from shared memory (FIRST: from global), writing to shared memory (LAST: to global).
+template <int LOGN, int R, unsigned NS, bool INV, bool FIRST, bool LAST>
+__device__ __forceinline__ void stk_stage(double2 (&v)[16], double2 *sm, const double2 *src,
+                                          double2 *dst, const double2 *tw, unsigned t, bool live) {
+    constexpr unsigned N = 1u << LOGN, T = N / 16, U = 16 / R, NR = N / R;
+    if constexpr (FIRST) {
+        if (live) {
+#pragma unroll
+            for (unsigned u = 0; u < U; ++u)
+#pragma unroll
+                for (unsigned r = 0; r < R; ++r) v[u * R + r] = __ldg(src + t + u * T + r * NR);
+        }
+    } else {
+#pragma unroll
+        for (unsigned u = 0; u < U; ++u)
+#pragma unroll
+            for (unsigned r = 0; r < R; ++r) v[u * R + r] = sm[stk_sw(t + u * T + r * NR)];
+    }
+#pragma unroll
+    for (unsigned u = 0; u < U; ++u) {
+        const unsigned j = t + u * T, jm = j & (NS - 1);
+        if constexpr (NS > 1) {
+            // w_(Ns·R)^(jm·r) = w_N^(jm·r·N/(Ns·R))
+#pragma unroll
+            for (unsigned r = 1; r < R; ++r)
+                v[u * R + r] = cmul(v[u * R + r], conj_if<INV>(__ldg(tw + jm * r * (N / (NS * R)))));
+        }
+        dft_r<R, INV>(v + u * R);
+    }
+    if constexpr (LAST) {
+        // Ns·R = N: output k of group j lands at j + k·Ns
+        if (live) {
+#pragma unroll
+            for (unsigned u = 0; u < U; ++u)
+#pragma unroll
+                for (unsigned k = 0; k < R; ++k) dst[t + u * T + k * NS] = v[u * R + k];
+        }
+    } else {
+        __syncthreads(); // every thread has read this stage's inputs
+#pragma unroll
+        for (unsigned u = 0; u < U; ++u) {
+            const unsigned j = t + u * T, base = (j / NS) * NS * R + (j & (NS - 1));
+#pragma unroll
+            for (unsigned k = 0; k < R; ++k) sm[stk_sw(base + k * NS)] = v[u * R + k];
+        }
+        __syncthreads();
+    }
+}
+
+template <int LOGN, bool INV, int S>
+__device__ __forceinline__ void stk_stages(double2 (&v)[16], double2 *sm, const double2 *src,
+                                           double2 *dst, const double2 *tw, unsigned t, bool live) {
+    constexpr int S16 = LOGN / 4, LR = LOGN % 4, NSTAGE = S16 + (LR ? 1 : 0);
+    if constexpr (S < NSTAGE) {
+        constexpr int R = S < S16 ? 16 : 1 << LR;
+        constexpr unsigned NS = 1u << (4 * S);
+        stk_stage<LOGN, R, NS, INV, S == 0, S == NSTAGE - 1>(v, sm, src, dst, tw, t, live);
+        stk_stages<LOGN, INV, S + 1>(v, sm, src, dst, tw, t, live);
+    }
+}
+
+template <int LOGN, bool INV>
+__global__ void __launch_bounds__(stk_shape<LOGN>::THREADS)
+    dft_stockham64(double2 *out, const double2 *in, const double2 *tw, unsigned long long batch) {
+    using sh = stk_shape<LOGN>;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const unsigned vl = threadIdx.x / sh::T, t = threadIdx.x % sh::T;
+    double2 *sm = (double2 *)smem_raw + (size_t)vl * sh::N;
+    const unsigned long long vec = (unsigned long long)blockIdx.x * sh::V + vl;
+    const bool live = vec < batch; // a partial last block: dead vectors still meet the barriers
+    const size_t off = live ? (size_t)vec << LOGN : 0;
+    double2 v[16];
+    stk_stages<LOGN, INV, 0>(v, sm, in + off, out + off, tw, t, live);
+}
+
+// ---- the same Stockham pass on the tensor cores (one-pass FP16 and FP16X2 plans, n = 2^4 ... 2^13)
+//
+// A block holds E = V·n elements (V vectors) and E/16 threads. Group G < E/16 of a radix-16 stage
+// is group j = G mod (n/16) of vector G / (n/16); a warp runs tiles of eight consecutive groups
+// through dft16_tc (thread (g, q) loads inputs 2q, 2q+1, 2q+8, 2q+9 of group 8·tile + g and gets
+// back outputs g and g+8 of groups 8·tile + 2q and 2q + 1), four tiles per warp and stage. The
+// twiddles w_(Ns·16)^((j mod Ns)·r) are applied in FP32 to the inputs before the split into FP16.
+// A last stage of radix 2, 4 or 8 runs on the CUDA cores in FP32 as in the FP64 kernel.
+// FP16X2 scales each vector by a power of two first (max |component| < 1, as dft_pass does) and
+// undoes it on the way out; FP16 stores FP16 between stages, FP16X2 FP32.
+template <int MODE, int LOGN> struct stc_shape {
+    static constexpr unsigned N = 1u << LOGN;
+    static constexpr unsigned E = N >= 4096 ? N : 4096; // elements per block
+    static constexpr unsigned V = E / N, THREADS = E / 16, TILES = 4; // tiles per warp and stage
+    static constexpr size_t SMEM = (size_t)E * sizeof(typename mode_types<MODE>::T) +
+                                   (MODE == HEPA_DFT_FP16X2 ? 8 * V : 0); // + max, exponent per vector
+};
+
+template <int MODE, int LOGN, bool INV>
+__global__ void __launch_bounds__(stc_shape<MODE, LOGN>::THREADS)
+    dft_stockham_tc(void *out_v, const void *in_v, const float2 *tw, unsigned long long batch) {
+    using T = typename mode_types<MODE>::T;
+    using sh = stc_shape<MODE, LOGN>;
+    constexpr unsigned N = sh::N, E = sh::E, V = sh::V, NG = N / 16;
+    constexpr int S16 = LOGN / 4, LR = LOGN % 4;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sm = (T *)smem_raw;
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, q = lane & 3;
+    const unsigned rows[4] = {2 * q, 2 * q + 1, 2 * q + 8, 2 * q + 9};
+    const unsigned long long v0 = (unsigned long long)blockIdx.x * V;
+    const unsigned nv = (unsigned)min((unsigned long long)V, batch - v0); // live vectors
+    const T *in = (const T *)in_v + (v0 << LOGN);
+    T *out = (T *)out_v + (v0 << LOGN);
+    ffrag f;
+    make_ffrag<INV>(f);
+
+    float2 x[sh::TILES][4]; // this thread's inputs of its four tiles
+    float dre[sh::TILES][4], dim[sh::TILES][4];
+    // stage 0 inputs, from global memory (dead vectors of a partial block read zeros)
+#pragma unroll
+    for (unsigned i = 0; i < sh::TILES; ++i) {
+        const unsigned G = (warp * sh::TILES + i) * 8 + g, b = G / NG, j = G % NG;
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+            x[i][k] = b < nv ? to_w(in[b * N + j + rows[k] * NG]) : make_float2(0.f, 0.f);
+    }
+    int *s_exp = (int *)(sm + E); // FP16X2: per vector, max |x| bits, then the exponent
+    if constexpr (MODE == HEPA_DFT_FP16X2) {
+        for (unsigned b = threadIdx.x; b < V; b += blockDim.x) s_exp[b] = 0;
+        __syncthreads();
+        // lanes of a tile that share a vector: q, and the low bits of g below NG
+        constexpr unsigned GSPAN = NG < 8 ? NG : 8;
+#pragma unroll
+        for (unsigned i = 0; i < sh::TILES; ++i) {
+            unsigned mx = 0;
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                mx = max(mx, max(__float_as_uint(fabsf(x[i][k].x)), __float_as_uint(fabsf(x[i][k].y))));
+            for (unsigned o = 1; o < 4 * GSPAN; o <<= 1) mx = max(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+            const unsigned G = (warp * sh::TILES + i) * 8 + g;
+            if ((lane & (4 * GSPAN - 1)) == 0) atomicMax((unsigned *)&s_exp[G / NG], mx);
+        }
+        __syncthreads();
+        if (threadIdx.x < V) {
+            int ex = 0;
+            const float fm = __uint_as_float((unsigned)s_exp[threadIdx.x]);
+            if (isfinite(fm)) (void)frexpf(fm, &ex); // fm < 2^ex
+            s_exp[V + threadIdx.x] = max(-126, min(127, ex));
+        }
+        __syncthreads();
+#pragma unroll
+        for (unsigned i = 0; i < sh::TILES; ++i) {
+            const int ex = s_exp[V + ((warp * sh::TILES + i) * 8 + g) / NG];
+#pragma unroll
+            for (int k = 0; k < 4; ++k) x[i][k] = make_float2(ldexpf(x[i][k].x, -ex), ldexpf(x[i][k].y, -ex));
+        }
+    }
+    auto scale_out = [&](float2 w, unsigned b) -> float2 {
+        if constexpr (MODE == HEPA_DFT_FP16X2) {
+            const int ex = s_exp[V + b];
+            return make_float2(ldexpf(w.x, ex), ldexpf(w.y, ex));
+        }
+        return w;
+    };
+#pragma unroll
+    for (int s = 0; s < S16; ++s) {
+        const unsigned NS = 1u << (4 * s);
+        if (s > 0) {
+#pragma unroll
+            for (unsigned i = 0; i < sh::TILES; ++i) {
+                const unsigned G = (warp * sh::TILES + i) * 8 + g, b = G / NG, j = G % NG,
+                               jm = j & (NS - 1);
+#pragma unroll
+                for (int k = 0; k < 4; ++k) {
+                    float2 w = to_w(sm[stk_sw(b * N + j + rows[k] * NG)]);
+                    const unsigned e = jm * rows[k] * (N / (NS * 16));
+                    if (e) w = cmul(w, conj_if<INV>(__ldg(tw + e)));
+                    x[i][k] = w;
+                }
+            }
+        }
+#pragma unroll
+        for (unsigned i = 0; i < sh::TILES; ++i) dft16_tc<MODE>(x[i], f, dre[i], dim[i]);
+        const bool last = s == S16 - 1 && LR == 0;
+        if (!last) __syncthreads(); // every warp has read this stage's inputs
+#pragma unroll
+        for (unsigned i = 0; i < sh::TILES; ++i)
+#pragma unroll
+            for (int c = 0; c < 2; ++c) {
+                const unsigned G = (warp * sh::TILES + i) * 8 + 2 * q + c, b = G / NG, j = G % NG;
+                const unsigned base = b * N + (j / NS) * NS * 16 + (j & (NS - 1));
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const unsigned k = g + 8 * h;
+                    const float2 o = make_float2(dre[i][2 * h + c], dim[i][2 * h + c]);
+                    if (last) {
+                        if (b < nv) from_w(out[base + k * NS], scale_out(o, b)); // NS = n/16
+                    } else {
+                        from_w(sm[stk_sw(base + k * NS)], o);
+                    }
+                }
+            }
+        if (!last) __syncthreads();
+    }
+    if constexpr (LR > 0) {
+        // last stage, radix R on the CUDA cores: group G = threadIdx.x + u·(E/16), u < 16/R
+        constexpr unsigned R = 1u << LR, NR = N / R, U = 16 / R;
+        float2 v[16];
+#pragma unroll
+        for (unsigned u = 0; u < U; ++u) {
+            const unsigned G = threadIdx.x + u * (E / 16), b = G / NR, j = G % NR;
+#pragma unroll
+            for (unsigned r = 0; r < R; ++r) {
+                float2 w = to_w(sm[stk_sw(b * N + j + r * NR)]);
+                if (r && j) w = cmul(w, conj_if<INV>(__ldg(tw + j * r))); // w_N^(j·r)
+                v[u * R + r] = w;
+            }
+            dft_r<R, INV>(v + u * R);
+            if (b < nv) {
+#pragma unroll
+                for (unsigned k = 0; k < R; ++k) from_w(out[b * N + j + k * NR], scale_out(v[u * R + k], b));
+            }
+        }
     }
 }
 
@@ -558,6 +840,56 @@ cudaError_t launch(const hepa_dft_plan *p, const pass_desc &d, void *out, const 
     return cudaGetLastError();
 }
 
+// The Stockham kernel of size 2^logn (4 <= logn <= 13): its entry points, block size and shared
+// memory; false for other sizes.
+struct stk_entry {
+    void *fwd, *inv;
+    unsigned threads, vecs;
+    size_t smem;
+};
+template <int L> stk_entry stk_make(hepa_dft_mode mode) {
+    if (mode == HEPA_DFT_FP64) {
+        using sh = stk_shape<L>;
+        return {(void *)dft_stockham64<L, false>, (void *)dft_stockham64<L, true>, sh::THREADS,
+                sh::V, (size_t)sh::V * sh::N * sizeof(double2)};
+    }
+    if (mode == HEPA_DFT_FP16) {
+        using sh = stc_shape<HEPA_DFT_FP16, L>;
+        return {(void *)dft_stockham_tc<HEPA_DFT_FP16, L, false>,
+                (void *)dft_stockham_tc<HEPA_DFT_FP16, L, true>, sh::THREADS, sh::V, sh::SMEM};
+    }
+    using sh = stc_shape<HEPA_DFT_FP16X2, L>;
+    return {(void *)dft_stockham_tc<HEPA_DFT_FP16X2, L, false>,
+            (void *)dft_stockham_tc<HEPA_DFT_FP16X2, L, true>, sh::THREADS, sh::V, sh::SMEM};
+}
+bool stk_lookup(hepa_dft_mode mode, unsigned logn, stk_entry *e) {
+    switch (logn) {
+    case 4: *e = stk_make<4>(mode); return true;
+    case 5: *e = stk_make<5>(mode); return true;
+    case 6: *e = stk_make<6>(mode); return true;
+    case 7: *e = stk_make<7>(mode); return true;
+    case 8: *e = stk_make<8>(mode); return true;
+    case 9: *e = stk_make<9>(mode); return true;
+    case 10: *e = stk_make<10>(mode); return true;
+    case 11: *e = stk_make<11>(mode); return true;
+    case 12: *e = stk_make<12>(mode); return true;
+    case 13: *e = stk_make<13>(mode); return true;
+    default: return false;
+    }
+}
+
+cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int inverse,
+                       cudaStream_t st) {
+    stk_entry e;
+    if (!stk_lookup(p->mode, p->stk, &e)) return cudaErrorInvalidValue;
+    const unsigned long long batch = p->batch;
+    const unsigned blocks = (unsigned)((batch + e.vecs - 1) / e.vecs);
+    const void *tw = p->tw;
+    void *args[] = {&out, (void *)&in, (void *)&tw, (void *)&batch};
+    return cudaLaunchKernel(inverse ? e.inv : e.fwd, dim3(blocks), dim3(e.threads), args, e.smem,
+                            st);
+}
+
 // Per-mode sizes (log2 elements per block): `one` = the largest n done in one pass (the whole
 // vector in shared memory), `blk` = elements per block otherwise (64 KiB: three blocks per SM).
 // Chosen by measurement on an H100 (bench/experiments/dft_split.c, bench/results/*-dft-split-*):
@@ -713,6 +1045,12 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         k[1] = lat ? kernel_ptr<HEPA_DFT_FP64, true, true>() : kernel_ptr<HEPA_DFT_FP64, true>();
         break;
     }
+    // One-pass plans of 2^4 ... 2^13 run the register-resident Stockham kernels instead.
+    stk_entry se;
+    if (p->npass == 1 && stk_lookup(mode, logn, &se)) {
+        p->stk = logn;
+        k[0] = se.fwd, k[1] = se.inv, smem = se.smem;
+    }
     for (int i = 0; i < 2 && e == cudaSuccess; ++i)
         e = cudaFuncSetAttribute(k[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) {
@@ -752,7 +1090,10 @@ extern "C" hepa_status _hepa_dft_exec(const hepa_dft_plan *p, void *d_out, const
                                       int inverse, void *stream) {
     cudaStream_t st = (cudaStream_t)stream;
     cudaError_t e;
-    if (p->npass == 1) {
+    if (p->stk) {
+        // each block reads all its input into registers before writing: in place is safe
+        e = launch_stk(p, d_out, d_in, inverse, st);
+    } else if (p->npass == 1) {
         // each block reads all its input into shared memory before writing: in place is safe
         e = launch(p, p->pass[0], d_out, d_in, inverse, st);
     } else {
