@@ -34,6 +34,7 @@
 //
 // The host reference is src/host/dft.c (hepa_dft_host, hepa_dft_host_ld); the tests compare.
 #include <cuda_fp16.h>
+#include <type_traits>
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -288,18 +289,18 @@ __device__ __forceinline__ void dft16_tc(const float2 (&e)[4], const ffrag &f, f
         mma(dim, f.re, bim0, bim1);
         mma(dim, f.im, bre0, bre1);
     } else {
-        __half hr[4], hi[4], lr[4], li[4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            hr[i] = __float2half_rn(e[i].x);
-            hi[i] = __float2half_rn(e[i].y);
-            lr[i] = __float2half_rn((e[i].x - __half2float(hr[i])) * 2048.0f);
-            li[i] = __float2half_rn((e[i].y - __half2float(hi[i])) * 2048.0f);
-        }
-        const uint32_t bre0 = h2u(__halves2half2(hr[0], hr[1])), bre1 = h2u(__halves2half2(hr[2], hr[3]));
-        const uint32_t bim0 = h2u(__halves2half2(hi[0], hi[1])), bim1 = h2u(__halves2half2(hi[2], hi[3]));
-        const uint32_t lre0 = h2u(__halves2half2(lr[0], lr[1])), lre1 = h2u(__halves2half2(lr[2], lr[3]));
-        const uint32_t lim0 = h2u(__halves2half2(li[0], li[1])), lim1 = h2u(__halves2half2(li[2], li[3]));
+        // packed conversions (two values per instruction): hi = fp16(x), lo = fp16((x - hi)·2^11)
+        auto split = [](float a, float b, uint32_t &hi, uint32_t &lo) {
+            const __half2 h = __floats2half2_rn(a, b);
+            const float2 hf = __half22float2(h);
+            hi = h2u(h);
+            lo = h2u(__floats2half2_rn((a - hf.x) * 2048.0f, (b - hf.y) * 2048.0f));
+        };
+        uint32_t bre0, bre1, bim0, bim1, lre0, lre1, lim0, lim1;
+        split(e[0].x, e[1].x, bre0, lre0);
+        split(e[2].x, e[3].x, bre1, lre1);
+        split(e[0].y, e[1].y, bim0, lim0);
+        split(e[2].y, e[3].y, bim1, lim1);
         float cre[4] = {0, 0, 0, 0}, cim[4] = {0, 0, 0, 0};
         mma(dre, f.re, bre0, bre1);
         mma(dre, f.nim, bim0, bim1);
@@ -492,16 +493,39 @@ __global__ void __launch_bounds__(stk_shape<LOGN>::THREADS)
 // is group j = G mod (n/16) of vector G / (n/16); a warp runs tiles of eight consecutive groups
 // through dft16_tc (thread (g, q) loads inputs 2q, 2q+1, 2q+8, 2q+9 of group 8·tile + g and gets
 // back outputs g and g+8 of groups 8·tile + 2q and 2q + 1), four tiles per warp and stage. The
-// twiddles w_(Ns·16)^((j mod Ns)·r) are applied in FP32 to the inputs before the split into FP16.
+// twiddles w_(Ns·16)^((j mod Ns)·r) are applied in FP32 to the inputs before the split into FP16;
+// they come from a table per stage laid out [j mod Ns][r], so that a thread's four are two
+// 16-byte loads and a warp's touch 8 lines (from one n-entry table they were 32 scattered words).
 // A last stage of radix 2, 4 or 8 runs on the CUDA cores in FP32 as in the FP64 kernel.
 // FP16X2 scales each vector by a power of two first (max |component| < 1, as dft_pass does) and
 // undoes it on the way out; FP16 stores FP16 between stages, FP16X2 FP32.
+//
+// Shared-memory layout: element p sits at tc_sw(p) = p XOR the table masks of p's bits >= BB
+// (BB = 5 bank bits of 4-byte elements, 4 of 8-byte ones, whose 64-bit accesses go by half-warps).
+// The tables were found by search (any masks that work) so that in every stage the five lane bits
+// (g, q) of a read or write land on independent bank bits, for every n = 2^7 ... 2^13 (below, a
+// tile spans vectors and some accesses conflict; those sizes are small). tc_sw is linear over
+// XOR, and every index below is an XOR of disjoint parts — the thread's, computed once per stage,
+// and compile-time ones — so each access costs one XOR.
+template <int BB> __host__ __device__ constexpr unsigned tc_sw(unsigned p) {
+    constexpr unsigned m5[13] = {0, 0, 0, 0, 0, 10, 23, 9, 17, 14, 28, 8, 24};
+    constexpr unsigned m4[13] = {0, 0, 0, 0, 8, 13, 6, 9, 5, 12, 7, 15, 2};
+    unsigned x = p;
+    for (int b = BB; b < 13; ++b)
+        if ((p >> b) & 1u) x ^= BB == 5 ? m5[b] : m4[b];
+    return x;
+}
+
 template <int MODE, int LOGN> struct stc_shape {
     static constexpr unsigned N = 1u << LOGN;
     static constexpr unsigned E = N >= 4096 ? N : 4096; // elements per block
     static constexpr unsigned V = E / N, THREADS = E / 16, TILES = 4; // tiles per warp and stage
-    static constexpr size_t SMEM = (size_t)E * sizeof(typename mode_types<MODE>::T) +
-                                   (MODE == HEPA_DFT_FP16X2 ? 8 * V : 0); // + max, exponent per vector
+    // two buffers of E elements (stages read one and write the other: one barrier per stage, and
+    // no outputs held in registers across it), then FP16X2's max and exponent per vector
+    static constexpr size_t SMEM = 2 * (size_t)E * sizeof(typename mode_types<MODE>::T) +
+                                   (MODE == HEPA_DFT_FP16X2 ? 8 * V : 0);
+    // the stage twiddle tables follow the n-entry table: stage s >= 1 has 16^(s+1) entries
+    static __host__ __device__ constexpr size_t tab(int s) { return s <= 1 ? N : tab(s - 1) + ((size_t)1 << (4 * s)); }
 };
 
 template <int MODE, int LOGN, bool INV>
@@ -510,29 +534,39 @@ __global__ void __launch_bounds__(stc_shape<MODE, LOGN>::THREADS)
     using T = typename mode_types<MODE>::T;
     using sh = stc_shape<MODE, LOGN>;
     constexpr unsigned N = sh::N, E = sh::E, V = sh::V, NG = N / 16;
-    constexpr int S16 = LOGN / 4, LR = LOGN % 4;
+    constexpr int S16 = LOGN / 4, LR = LOGN % 4, BB = sizeof(T) == 4 ? 5 : 4;
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    T *sm = (T *)smem_raw;
+    T *const buf0 = (T *)smem_raw, *const buf1 = buf0 + E;
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, q = lane & 3;
-    const unsigned rows[4] = {2 * q, 2 * q + 1, 2 * q + 8, 2 * q + 9};
+    constexpr unsigned rowc[4] = {0, 1, 8, 9}; // rows 2q + rowc[k]
     const unsigned long long v0 = (unsigned long long)blockIdx.x * V;
     const unsigned nv = (unsigned)min((unsigned long long)V, batch - v0); // live vectors
     const T *in = (const T *)in_v + (v0 << LOGN);
     T *out = (T *)out_v + (v0 << LOGN);
     ffrag f;
     make_ffrag<INV>(f);
+    // position in the block of group G's element 0 (vector G / NG, group G mod NG)
+    auto gpos = [](unsigned G) { return (G / NG) * N + (G % NG); };
+    // group G of a stage with span NS writes its output 0 at wpos(G, NS)
+    auto wpos = [](unsigned G, unsigned NS) {
+        const unsigned j = G % NG;
+        return (G / NG) * N + (j / NS) * NS * 16 + (j & (NS - 1));
+    };
 
-    float2 x[sh::TILES][4]; // this thread's inputs of its four tiles
-    float dre[sh::TILES][4], dim[sh::TILES][4];
-    // stage 0 inputs, from global memory (dead vectors of a partial block read zeros)
+    // stage 0 inputs of the thread's four tiles, all loaded first (memory-level parallelism);
+    // dead vectors of a partial block read zeros
+    T x0[sh::TILES][4];
 #pragma unroll
     for (unsigned i = 0; i < sh::TILES; ++i) {
-        const unsigned G = (warp * sh::TILES + i) * 8 + g, b = G / NG, j = G % NG;
+        const unsigned G = (warp * sh::TILES + i) * 8 + g, b = G / NG;
+        const unsigned p = gpos(G) + 2 * q * NG;
 #pragma unroll
-        for (int k = 0; k < 4; ++k)
-            x[i][k] = b < nv ? to_w(in[b * N + j + rows[k] * NG]) : make_float2(0.f, 0.f);
+        for (int k = 0; k < 4; ++k) {
+            if (b < nv) x0[i][k] = in[p + rowc[k] * NG];
+            else memset(&x0[i][k], 0, sizeof(T));
+        }
     }
-    int *s_exp = (int *)(sm + E); // FP16X2: per vector, max |x| bits, then the exponent
+    int *s_exp = (int *)(buf1 + E); // FP16X2: per vector, max |x| bits, then the exponent
     if constexpr (MODE == HEPA_DFT_FP16X2) {
         for (unsigned b = threadIdx.x; b < V; b += blockDim.x) s_exp[b] = 0;
         __syncthreads();
@@ -542,8 +576,10 @@ __global__ void __launch_bounds__(stc_shape<MODE, LOGN>::THREADS)
         for (unsigned i = 0; i < sh::TILES; ++i) {
             unsigned mx = 0;
 #pragma unroll
-            for (int k = 0; k < 4; ++k)
-                mx = max(mx, max(__float_as_uint(fabsf(x[i][k].x)), __float_as_uint(fabsf(x[i][k].y))));
+            for (int k = 0; k < 4; ++k) {
+                const float2 v = to_w(x0[i][k]);
+                mx = max(mx, max(__float_as_uint(fabsf(v.x)), __float_as_uint(fabsf(v.y))));
+            }
             for (unsigned o = 1; o < 4 * GSPAN; o <<= 1) mx = max(mx, __shfl_xor_sync(0xffffffffu, mx, o));
             const unsigned G = (warp * sh::TILES + i) * 8 + g;
             if ((lane & (4 * GSPAN - 1)) == 0) atomicMax((unsigned *)&s_exp[G / NG], mx);
@@ -556,12 +592,6 @@ __global__ void __launch_bounds__(stc_shape<MODE, LOGN>::THREADS)
             s_exp[V + threadIdx.x] = max(-126, min(127, ex));
         }
         __syncthreads();
-#pragma unroll
-        for (unsigned i = 0; i < sh::TILES; ++i) {
-            const int ex = s_exp[V + ((warp * sh::TILES + i) * 8 + g) / NG];
-#pragma unroll
-            for (int k = 0; k < 4; ++k) x[i][k] = make_float2(ldexpf(x[i][k].x, -ex), ldexpf(x[i][k].y, -ex));
-        }
     }
     auto scale_out = [&](float2 w, unsigned b) -> float2 {
         if constexpr (MODE == HEPA_DFT_FP16X2) {
@@ -573,60 +603,87 @@ __global__ void __launch_bounds__(stc_shape<MODE, LOGN>::THREADS)
 #pragma unroll
     for (int s = 0; s < S16; ++s) {
         const unsigned NS = 1u << (4 * s);
-        if (s > 0) {
+        const bool last = s == S16 - 1 && LR == 0;
+        const T *src = (s & 1) ? buf0 : buf1; // stage s >= 1 reads what stage s - 1 wrote
+        T *dst = (s & 1) ? buf1 : buf0;
+        // reads: gpos(G) + (2q + rowc)·NG, G = 32·warp + 8i + g
+        const unsigned rt = tc_sw<BB>(gpos(32 * warp + g) ^ (2 * q * NG));
+        // writes: wpos(G', NS) + k·NS, G' = 32·warp + 8i + 2q + c, k = g + 8h
+        const unsigned wt = wpos(32 * warp + 2 * q, NS) ^ (g * NS), wts = tc_sw<BB>(wt);
+        const float4 *tws = (const float4 *)(tw + sh::tab(s));
 #pragma unroll
-            for (unsigned i = 0; i < sh::TILES; ++i) {
-                const unsigned G = (warp * sh::TILES + i) * 8 + g, b = G / NG, j = G % NG,
-                               jm = j & (NS - 1);
+        for (unsigned i = 0; i < sh::TILES; ++i) {
+            float2 x[4];
+            if (s == 0) {
+                const int ex = MODE == HEPA_DFT_FP16X2 ? s_exp[V + ((warp * sh::TILES + i) * 8 + g) / NG] : 0;
 #pragma unroll
                 for (int k = 0; k < 4; ++k) {
-                    float2 w = to_w(sm[stk_sw(b * N + j + rows[k] * NG)]);
-                    const unsigned e = jm * rows[k] * (N / (NS * 16));
-                    if (e) w = cmul(w, conj_if<INV>(__ldg(tw + e)));
-                    x[i][k] = w;
+                    x[k] = to_w(x0[i][k]);
+                    if (MODE == HEPA_DFT_FP16X2) x[k] = make_float2(ldexpf(x[k].x, -ex), ldexpf(x[k].y, -ex));
                 }
+            } else {
+                const unsigned G = (warp * sh::TILES + i) * 8 + g, jm = (G % NG) & (NS - 1);
+                const float4 w01 = __ldg(tws + jm * 8 + q), w89 = __ldg(tws + jm * 8 + q + 4);
+                const float2 w[4] = {make_float2(w01.x, w01.y), make_float2(w01.z, w01.w),
+                                     make_float2(w89.x, w89.y), make_float2(w89.z, w89.w)};
+#pragma unroll
+                for (int k = 0; k < 4; ++k)
+                    x[k] = cmul(to_w(src[rt ^ tc_sw<BB>(gpos(8 * i)) ^ tc_sw<BB>(rowc[k] * NG)]),
+                                conj_if<INV>(w[k]));
             }
-        }
-#pragma unroll
-        for (unsigned i = 0; i < sh::TILES; ++i) dft16_tc<MODE>(x[i], f, dre[i], dim[i]);
-        const bool last = s == S16 - 1 && LR == 0;
-        if (!last) __syncthreads(); // every warp has read this stage's inputs
-#pragma unroll
-        for (unsigned i = 0; i < sh::TILES; ++i)
-#pragma unroll
-            for (int c = 0; c < 2; ++c) {
-                const unsigned G = (warp * sh::TILES + i) * 8 + 2 * q + c, b = G / NG, j = G % NG;
-                const unsigned base = b * N + (j / NS) * NS * 16 + (j & (NS - 1));
+            float dre[4], dim[4];
+            dft16_tc<MODE>(x, f, dre, dim);
+            if (last && NG >= 2) {
+                // NS = n/16: groups 2q and 2q + 1 write adjacent elements of one vector (when
+                // n >= 32), one vector store
+                const unsigned b = ((warp * sh::TILES + i) * 8 + 2 * q) / NG;
 #pragma unroll
                 for (int h = 0; h < 2; ++h) {
-                    const unsigned k = g + 8 * h;
-                    const float2 o = make_float2(dre[i][2 * h + c], dim[i][2 * h + c]);
+                    T pair[2];
+#pragma unroll
+                    for (int c = 0; c < 2; ++c)
+                        from_w(pair[c], scale_out(make_float2(dre[2 * h + c], dim[2 * h + c]), b));
+                    using P = typename std::conditional<sizeof(T) == 4, uint2, uint4>::type;
+                    if (b < nv) *(P *)(out + (wt ^ wpos(8 * i, NS) ^ (8 * h * NS))) = *(const P *)pair;
+                }
+                continue;
+            }
+#pragma unroll
+            for (int c = 0; c < 2; ++c)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const float2 o = make_float2(dre[2 * h + c], dim[2 * h + c]);
+                    const unsigned pc = wpos(8 * i, NS) ^ wpos(c, NS) ^ (8 * h * NS);
                     if (last) {
-                        if (b < nv) from_w(out[base + k * NS], scale_out(o, b)); // NS = n/16
+                        const unsigned b = ((warp * sh::TILES + i) * 8 + 2 * q + c) / NG;
+                        if (b < nv) from_w(out[wt ^ pc], scale_out(o, b));
                     } else {
-                        from_w(sm[stk_sw(base + k * NS)], o);
+                        from_w(dst[wts ^ tc_sw<BB>(pc)], o);
                     }
                 }
-            }
+        }
         if (!last) __syncthreads();
     }
     if constexpr (LR > 0) {
         // last stage, radix R on the CUDA cores: group G = threadIdx.x + u·(E/16), u < 16/R
         constexpr unsigned R = 1u << LR, NR = N / R, U = 16 / R;
-        float2 v[16];
+        const T *src = ((S16 - 1) & 1) ? buf1 : buf0;
+        auto spos = [](unsigned G) { return (G / NR) * N + (G % NR); };
+        const unsigned st = tc_sw<BB>(spos(threadIdx.x));
 #pragma unroll
         for (unsigned u = 0; u < U; ++u) {
+            float2 v[R];
             const unsigned G = threadIdx.x + u * (E / 16), b = G / NR, j = G % NR;
 #pragma unroll
             for (unsigned r = 0; r < R; ++r) {
-                float2 w = to_w(sm[stk_sw(b * N + j + r * NR)]);
+                float2 w = to_w(src[st ^ tc_sw<BB>(spos(u * (E / 16))) ^ tc_sw<BB>(r * NR)]);
                 if (r && j) w = cmul(w, conj_if<INV>(__ldg(tw + j * r))); // w_N^(j·r)
-                v[u * R + r] = w;
+                v[r] = w;
             }
-            dft_r<R, INV>(v + u * R);
+            dft_r<R, INV>(v);
             if (b < nv) {
 #pragma unroll
-                for (unsigned k = 0; k < R; ++k) from_w(out[b * N + j + k * NR], scale_out(v[u * R + k], b));
+                for (unsigned k = 0; k < R; ++k) from_w(out[b * N + j + k * NR], scale_out(v[k], b));
             }
         }
     }
@@ -1002,7 +1059,15 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         sizes[ntab++] = n;
     }
     const size_t wsz = mode == HEPA_DFT_FP64 ? sizeof(double2) : sizeof(float2);
-    size_t total_tw = 0;
+    // one-pass plans of 2^4 ... 2^13 run a Stockham kernel (see launch_stk); the tensor-core one
+    // reads its stages' twiddles from tables [j][r] = w_(16·Ns)^(j·r), j < Ns = 16^s, 1 <= s <
+    // logn/4, stored after the n-entry table (stc_shape::tab)
+    stk_entry se;
+    const bool use_stk = p->npass == 1 && stk_lookup(mode, logn, &se);
+    size_t stage_tw = 0;
+    if (use_stk && mode != HEPA_DFT_FP64)
+        for (unsigned s = 1; s < logn / 4; ++s) stage_tw += (size_t)1 << (4 * s + 4);
+    size_t total_tw = stage_tw;
     for (size_t i = 0; i < ntab; ++i) total_tw += sizes[i];
     unsigned char *h = (unsigned char *)malloc(total_tw * wsz);
     if (!h) {
@@ -1019,6 +1084,14 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
             else
                 ((float2 *)h)[at] = make_float2((float)cosl(a), (float)-sinl(a));
         }
+    for (unsigned s = 1; stage_tw && s < logn / 4; ++s) {
+        const size_t ns = (size_t)1 << (4 * s);
+        for (size_t j = 0; j < ns; ++j)
+            for (size_t r = 0; r < 16; ++r, ++at) {
+                const long double a = two_pi * (long double)(j * r) / (long double)(16 * ns);
+                ((float2 *)h)[at] = make_float2((float)cosl(a), (float)-sinl(a));
+            }
+    }
     double2 r16d[16];
     float2 r16f[16];
     for (int m = 0; m < 16; ++m) {
@@ -1045,9 +1118,7 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         k[1] = lat ? kernel_ptr<HEPA_DFT_FP64, true, true>() : kernel_ptr<HEPA_DFT_FP64, true>();
         break;
     }
-    // One-pass plans of 2^4 ... 2^13 run the register-resident Stockham kernels instead.
-    stk_entry se;
-    if (p->npass == 1 && stk_lookup(mode, logn, &se)) {
+    if (use_stk) {
         p->stk = logn;
         k[0] = se.fwd, k[1] = se.inv, smem = se.smem;
     }
