@@ -487,7 +487,8 @@ __global__ void __launch_bounds__(stk_shape<LOGN>::THREADS)
     stk_stages<LOGN, INV, 0>(v, sm, in + off, out + off, tw, t, live);
 }
 
-// ---- the same Stockham pass on the tensor cores (one-pass FP16 and FP16X2 plans, n = 2^4 ... 2^13)
+// ---- the same Stockham pass on the tensor cores (one-pass FP16X2 plans of n = 2^4 ... 2^13, FP16
+// ones up to 2^14)
 //
 // A block holds E = V·n elements (V vectors) and E/16 threads. Group G < E/16 of a radix-16 stage
 // is group j = G mod (n/16) of vector G / (n/16); a warp runs tiles of eight consecutive groups
@@ -503,15 +504,16 @@ __global__ void __launch_bounds__(stk_shape<LOGN>::THREADS)
 // Shared-memory layout: element p sits at tc_sw(p) = p XOR the table masks of p's bits >= BB
 // (BB = 5 bank bits of 4-byte elements, 4 of 8-byte ones, whose 64-bit accesses go by half-warps).
 // The tables were found by search (any masks that work) so that in every stage the five lane bits
-// (g, q) of a read or write land on independent bank bits, for every n = 2^7 ... 2^13 (below, a
-// tile spans vectors and some accesses conflict; those sizes are small). tc_sw is linear over
+// (g, q) of a read or write land on independent bank bits, for every n = 2^7 ... 2^13 (FP16: 2^14;
+// below 2^7 a tile spans vectors and some accesses conflict; those sizes are small). A simulation
+// of every access of those kernels (lane addresses, banks) found no conflict. tc_sw is linear over
 // XOR, and every index below is an XOR of disjoint parts — the thread's, computed once per stage,
 // and compile-time ones — so each access costs one XOR.
 template <int BB> __host__ __device__ constexpr unsigned tc_sw(unsigned p) {
-    constexpr unsigned m5[13] = {0, 0, 0, 0, 0, 10, 23, 9, 17, 14, 28, 8, 24};
-    constexpr unsigned m4[13] = {0, 0, 0, 0, 8, 13, 6, 9, 5, 12, 7, 15, 2};
+    constexpr unsigned m5[14] = {0, 0, 0, 0, 0, 13, 21, 31, 22, 25, 10, 17, 26, 31};
+    constexpr unsigned m4[14] = {0, 0, 0, 0, 13, 5, 9, 12, 10, 7, 14, 11, 3, 13};
     unsigned x = p;
-    for (int b = BB; b < 13; ++b)
+    for (int b = BB; b < 14; ++b)
         if ((p >> b) & 1u) x ^= BB == 5 ? m5[b] : m4[b];
     return x;
 }
@@ -905,34 +907,43 @@ struct stk_entry {
     size_t smem;
 };
 template <int L> stk_entry stk_make(hepa_dft_mode mode) {
-    if (mode == HEPA_DFT_FP64) {
-        using sh = stk_shape<L>;
-        return {(void *)dft_stockham64<L, false>, (void *)dft_stockham64<L, true>, sh::THREADS,
-                sh::V, (size_t)sh::V * sh::N * sizeof(double2)};
+    if constexpr (L <= 13) {
+        if (mode == HEPA_DFT_FP64) {
+            using sh = stk_shape<L>;
+            return {(void *)dft_stockham64<L, false>, (void *)dft_stockham64<L, true>, sh::THREADS,
+                    sh::V, (size_t)sh::V * sh::N * sizeof(double2)};
+        }
+        if (mode == HEPA_DFT_FP16X2) {
+            using sh = stc_shape<HEPA_DFT_FP16X2, L>;
+            return {(void *)dft_stockham_tc<HEPA_DFT_FP16X2, L, false>,
+                    (void *)dft_stockham_tc<HEPA_DFT_FP16X2, L, true>, sh::THREADS, sh::V, sh::SMEM};
+        }
     }
     if (mode == HEPA_DFT_FP16) {
         using sh = stc_shape<HEPA_DFT_FP16, L>;
         return {(void *)dft_stockham_tc<HEPA_DFT_FP16, L, false>,
                 (void *)dft_stockham_tc<HEPA_DFT_FP16, L, true>, sh::THREADS, sh::V, sh::SMEM};
     }
-    using sh = stc_shape<HEPA_DFT_FP16X2, L>;
-    return {(void *)dft_stockham_tc<HEPA_DFT_FP16X2, L, false>,
-            (void *)dft_stockham_tc<HEPA_DFT_FP16X2, L, true>, sh::THREADS, sh::V, sh::SMEM};
+    return {nullptr, nullptr, 0, 0, 0};
 }
+// The Stockham kernel for (mode, 2^logn): FP64 and FP16X2 2^4 ... 2^13 (a vector in one block's
+// shared memory, twice for FP16X2's double buffer), FP16 2^4 ... 2^14.
 bool stk_lookup(hepa_dft_mode mode, unsigned logn, stk_entry *e) {
     switch (logn) {
-    case 4: *e = stk_make<4>(mode); return true;
-    case 5: *e = stk_make<5>(mode); return true;
-    case 6: *e = stk_make<6>(mode); return true;
-    case 7: *e = stk_make<7>(mode); return true;
-    case 8: *e = stk_make<8>(mode); return true;
-    case 9: *e = stk_make<9>(mode); return true;
-    case 10: *e = stk_make<10>(mode); return true;
-    case 11: *e = stk_make<11>(mode); return true;
-    case 12: *e = stk_make<12>(mode); return true;
-    case 13: *e = stk_make<13>(mode); return true;
+    case 4: *e = stk_make<4>(mode); break;
+    case 5: *e = stk_make<5>(mode); break;
+    case 6: *e = stk_make<6>(mode); break;
+    case 7: *e = stk_make<7>(mode); break;
+    case 8: *e = stk_make<8>(mode); break;
+    case 9: *e = stk_make<9>(mode); break;
+    case 10: *e = stk_make<10>(mode); break;
+    case 11: *e = stk_make<11>(mode); break;
+    case 12: *e = stk_make<12>(mode); break;
+    case 13: *e = stk_make<13>(mode); break;
+    case 14: *e = stk_make<14>(mode); break;
     default: return false;
     }
+    return e->fwd != nullptr;
 }
 
 cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int inverse,
