@@ -2,13 +2,17 @@
 //
 // Structure. A plan of size n runs one or two passes; each pass is one kernel that reads and
 // writes the batch once:
-//   - n <= the one-pass size of the mode (see pick_config): each block loads whole vectors into
-//     shared memory, transforms them there and writes them back;
+//   - n <= the one-pass size of the mode (see mode_sizes): each block transforms whole vectors.
+//     From 2^4 to 2^13 (FP16: 2^14) that is a register-resident Stockham kernel
+//     (dft_stockham64, dft_stockham_tc below: global memory straight into registers, one
+//     shared-memory round trip per stage boundary; 2-3x faster than dft_pass, which loads the
+//     vectors into shared memory, runs every stage there and writes them back). dft_pass does
+//     the other one-pass plans (n < 16, FP16X2 at 2^14) and both passes of the four-step split;
 //   - otherwise a four-step split n = n1·n2: pass A does the n2 column DFTs of size n1 (elements
 //     i1·n2 + i2) and multiplies by w_n^(i2·k1) on the way out; pass B does the n1 row DFTs of
 //     size n2 and writes element k1 + n1·k2. Each block takes G adjacent columns (rows) so that
 //     global reads and writes come in runs of G elements.
-// Inside a block, a transform of size m = 2^lm is decimated in frequency in place: radix-16
+// Inside a dft_pass block, a transform of size m = 2^lm is decimated in frequency in place: radix-16
 // stages of span S = m/16, m/256, ... (outputs multiplied by w_(16S)^(s·j)), then one radix-2/4/8
 // stage of span 1 when lm is not a multiple of 4. The result sits digit-reversed in shared memory;
 // the store reads it back in natural order (rev_digits).
