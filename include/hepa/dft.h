@@ -27,9 +27,10 @@
  * Plans run one pass (one read and one write of the batch) while a vector fits a block's shared
  * memory (n <= 2^13 FP64, 2^14 FP16X2 and FP16) and two (four-step) above; batches of fewer
  * than 264 vectors take the four-step route from n = 2^13 (FP64) and 2^14 (FP16X2) so that one
- * vector spreads over many blocks. Speed (H100, 1 GiB batches, bench/results/...-5065ca5.md): one
- * pass runs at 0.75-0.99x cuFFT's speed for n = 2^10 ... 2^13 and 1.23x at FP16 2^14; two passes
- * at 0.2-0.5x.
+ * vector spreads over many blocks. On GPUs with thread-block clusters (sm_90), FP64 plans of
+ * 2^14 ... 2^16 whose batch holds more than 2^16 elements run one pass, a vector per cluster.
+ * Speed (H100, 1 GiB batches, bench/results/): one pass runs at 0.75-0.99x cuFFT's speed for
+ * n = 2^10 ... 2^13, 1.23x at FP16 2^14, 0.7-0.97x for the FP64 clusters; two passes at 0.2-0.5x.
  */
 #ifndef HEPA_DFT_H
 #define HEPA_DFT_H
