@@ -281,6 +281,17 @@ template <bool INV> __device__ void make_ffrag(ffrag &f) {
     }
 }
 
+// Complex accumulation (dre, dim) += F·X with F = fre + i·fim (fnim = −fim) and X = bre + i·bim,
+// as four real products.
+__device__ __forceinline__ void cmma(float (&dre)[4], float (&dim)[4], const uint32_t (&fre)[4],
+                                     const uint32_t (&fim)[4], const uint32_t (&fnim)[4],
+                                     uint32_t bre0, uint32_t bre1, uint32_t bim0, uint32_t bim1) {
+    mma(dre, fre, bre0, bre1);
+    mma(dre, fnim, bim0, bim1);
+    mma(dim, fre, bim0, bim1);
+    mma(dim, fim, bre0, bre1);
+}
+
 // Eight DFT_16s on the tensor cores: e[i] = input row 2q, 2q+1, 2q+8, 2q+9 (i = 0..3) of this
 // thread's column g (see above); out: dre/dim[2·half + c] = output row g + 8·half of column 2q + c.
 template <int MODE>
@@ -291,10 +302,7 @@ __device__ __forceinline__ void dft16_tc(const float2 (&e)[4], const ffrag &f, f
     if constexpr (MODE == HEPA_DFT_FP16) {
         const uint32_t bre0 = h2u(__floats2half2_rn(e[0].x, e[1].x)), bre1 = h2u(__floats2half2_rn(e[2].x, e[3].x));
         const uint32_t bim0 = h2u(__floats2half2_rn(e[0].y, e[1].y)), bim1 = h2u(__floats2half2_rn(e[2].y, e[3].y));
-        mma(dre, f.re, bre0, bre1);
-        mma(dre, f.nim, bim0, bim1);
-        mma(dim, f.re, bim0, bim1);
-        mma(dim, f.im, bre0, bre1);
+        cmma(dre, dim, f.re, f.im, f.nim, bre0, bre1, bim0, bim1);
     } else {
         // packed conversions (two values per instruction): hi = fp16(x), lo = fp16((x - hi)·2^11)
         auto split = [](float a, float b, uint32_t &hi, uint32_t &lo) {
@@ -309,18 +317,9 @@ __device__ __forceinline__ void dft16_tc(const float2 (&e)[4], const ffrag &f, f
         split(e[0].y, e[1].y, bim0, lim0);
         split(e[2].y, e[3].y, bim1, lim1);
         float cre[4] = {0, 0, 0, 0}, cim[4] = {0, 0, 0, 0};
-        mma(dre, f.re, bre0, bre1);
-        mma(dre, f.nim, bim0, bim1);
-        mma(dim, f.re, bim0, bim1);
-        mma(dim, f.im, bre0, bre1);
-        mma(cre, f.re, lre0, lre1);
-        mma(cre, f.nim, lim0, lim1);
-        mma(cre, f.re_lo, bre0, bre1);
-        mma(cre, f.nim_lo, bim0, bim1);
-        mma(cim, f.re, lim0, lim1);
-        mma(cim, f.im, lre0, lre1);
-        mma(cim, f.re_lo, bim0, bim1);
-        mma(cim, f.im_lo, bre0, bre1);
+        cmma(dre, dim, f.re, f.im, f.nim, bre0, bre1, bim0, bim1);          // Fh·Xh
+        cmma(cre, cim, f.re, f.im, f.nim, lre0, lre1, lim0, lim1);          // + Fh·Xl
+        cmma(cre, cim, f.re_lo, f.im_lo, f.nim_lo, bre0, bre1, bim0, bim1); // + Fl·Xh
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
             dre[i] = fmaf(cre[i], 1.0f / 2048.0f, dre[i]);
