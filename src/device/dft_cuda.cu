@@ -3,13 +3,16 @@
 // Structure. A plan of size n runs one or two passes; each pass is one kernel that reads and
 // writes the batch once:
 //   - n <= the one-pass size of the mode (see mode_sizes): each block transforms whole vectors.
-//     (FP64 2^14 ... 2^16 with more than 2^16 elements in the batch: one pass too, a vector per
-//     thread-block cluster, dft_stockham64_cluster.)
+//     (2^14 ... 2^16 with more than 2^16 elements in the batch, on sm_90: one pass too, a vector
+//     per thread-block cluster: FP64 dft_stockham64_cluster, FP16X2 and FP16 from 2^15
+//     dft_cluster_tc, a four-step split whose two halves exchange through distributed shared
+//     memory.)
 //     From 2^4 to 2^13 (FP16: 2^14) that is a register-resident Stockham kernel
 //     (dft_stockham64, dft_stockham_tc below: global memory straight into registers, one
 //     shared-memory round trip per stage boundary; 2-3x faster than dft_pass, which loads the
 //     vectors into shared memory, runs every stage there and writes them back). dft_pass does
-//     the other one-pass plans (n < 16, FP16X2 at 2^14) and both passes of the four-step split;
+//     the other one-pass plans (n < 16, FP16X2 at 2^14 without clusters) and both passes of the
+//     four-step split;
 //   - otherwise a four-step split n = n1·n2: pass A does the n2 column DFTs of size n1 (elements
 //     i1·n2 + i2) and multiplies by w_n^(i2·k1) on the way out; pass B does the n1 row DFTs of
 //     size n2 and writes element k1 + n1·k2. Each block takes G adjacent columns (rows) so that
@@ -524,6 +527,10 @@ template <int BB> __host__ __device__ constexpr unsigned tc_sw(unsigned p) {
     return x;
 }
 
+// offset of stage s's twiddle table (16^(s+1) entries) after the n-entry table
+__host__ __device__ constexpr size_t stc_tab(size_t n, int s) {
+    return s <= 1 ? n : stc_tab(n, s - 1) + ((size_t)1 << (4 * s));
+}
 template <int MODE, int LOGN> struct stc_shape {
     static constexpr unsigned N = 1u << LOGN;
     static constexpr unsigned E = N >= 4096 ? N : 4096; // elements per block
@@ -533,7 +540,7 @@ template <int MODE, int LOGN> struct stc_shape {
     static constexpr size_t SMEM = 2 * (size_t)E * sizeof(typename mode_types<MODE>::T) +
                                    (MODE == HEPA_DFT_FP16X2 ? 8 * V : 0);
     // the stage twiddle tables follow the n-entry table: stage s >= 1 has 16^(s+1) entries
-    static __host__ __device__ constexpr size_t tab(int s) { return s <= 1 ? N : tab(s - 1) + ((size_t)1 << (4 * s)); }
+    static __host__ __device__ constexpr size_t tab(int s) { return stc_tab(N, s); }
 };
 
 template <int MODE, int LOGN, bool INV>
@@ -801,6 +808,329 @@ __global__ void __launch_bounds__(clu_shape<LOGN, LC>::THREADS,
 #endif
 }
 
+// ---- the FP16 / FP16X2 four-step pass over a thread-block cluster (one-pass plans of 2^14 ... 2^16)
+//
+// n = n1·n2 with n2 = 256, over a cluster of C = n/2^12 blocks (4, 8, 16: 16 is beyond the portable
+// cluster size, see clu_available) of NL = 2^12 elements each.
+// Phase 1: block c does the n2/C columns i2 = c·n2/C + v (v < VL1) of size n1 (elements i1·n2 + i2),
+// multiplies output k1 by w_n^(i2·k1) and sends it to the block that owns row k1 (k1 / VL2, VL2 =
+// n1/C) through distributed shared memory. Phase 2, after one cluster barrier: block c does the rows
+// k1 = c·VL2 + v of size n2 and writes output k2 of row k1 to k1 + n1·k2. So global reads and writes
+// come in runs of VL1 and VL2 (>= 8) consecutive elements: whole 32-byte sectors (the Stockham
+// ownership of dft_stockham64_cluster, positions dealt by their low bits, would store 8-byte pieces
+// of FP16 sectors from 4 blocks each), and there is one exchange.
+// Inside a phase, VL vectors of size m are stored vector-fastest (element e of vector v at e·VL + v)
+// and transformed by Stockham stages as in dft_stockham_tc: radix-16 stages on the tensor cores (tile
+// of eight groups G = j·VL + v with consecutive v: VL >= 8), then (phase 1 when n1 = 64 or 128) one
+// radix-4/8 stage on the CUDA cores. A group's inputs are G + r·NL/16, so the reads of every stage
+// have the same lane pattern; ctc_sw (masks found by search like tc_sw's, for every access of the
+// five configurations: bank-conflict free with 4-byte FP16 and 8-byte FP16X2 elements; remote
+// stores counted per destination block) spreads them over the banks.
+// FP16X2 scales phase 1 by a power of two per block (max |x| of the block's columns < 1) and phase 2
+// by one per vector (max of the phase-1 outputs, gathered with remote atomics), undoing each on the
+// phase's way out. Twiddles: stage tables as dft_stockham_tc's (only w_256 is used), then
+// w_n^(k1·i2) as a table [k1][i2] after them (a warp's 32 reads are 8 runs of 8 entries).
+template <int BB> __host__ __device__ constexpr unsigned ctc_sw(unsigned p) {
+    constexpr unsigned m5[12] = {0, 0, 0, 0, 0, 12, 25, 24, 23, 23, 28, 5};
+    constexpr unsigned m4[12] = {0, 0, 0, 0, 10, 11, 3, 12, 12, 5, 13, 7};
+    unsigned x = p;
+    for (int b = BB; b < 12; ++b)
+        if ((p >> b) & 1u) x ^= BB == 5 ? m5[b] : m4[b];
+    return x;
+}
+
+template <int MODE, int LOGN> struct ctc_shape {
+    using T = typename mode_types<MODE>::T;
+    static constexpr int L2 = 8, L1 = LOGN - L2, LC = LOGN - 12; // blocks of 2^12 elements
+    static constexpr unsigned N = 1u << LOGN, N1 = 1u << L1, N2 = 1u << L2, C = 1u << LC;
+    static constexpr unsigned NL = N / C, THREADS = NL / 16, VL1 = N2 / C, VL2 = N1 / C;
+    // two buffers of NL elements (phase 1's stages and phase 2's second stage use A, the exchange
+    // lands in B), then FP16X2's two maxima and the exchange's mbarrier
+    static constexpr size_t SMEM = 2 * (size_t)NL * sizeof(T) + 16;
+    // blocks per SM asked of ptxas: 4 for FP16 (64 registers), 3 for FP16X2, whose 64 KiB of
+    // shared memory allow 3 anyway and which spills at 64 registers
+    static constexpr unsigned MINB = MODE == HEPA_DFT_FP16X2 ? 3 : 4;
+    static_assert(VL1 >= 8 && VL2 >= 8 && L1 >= 6 && L1 <= 8 && NL == 4096, "tile and swizzle shape");
+};
+
+template <int MODE, int LOGN, bool INV>
+__global__ void __launch_bounds__(ctc_shape<MODE, LOGN>::THREADS, ctc_shape<MODE, LOGN>::MINB)
+    dft_cluster_tc(void *out_v, const void *in_v, const float2 *tw, unsigned long long batch) {
+#if __CUDA_ARCH__ >= 900
+    using T = typename mode_types<MODE>::T;
+    using sh = ctc_shape<MODE, LOGN>;
+    constexpr unsigned C = sh::C, NL = sh::NL, T16 = NL / 16;
+    constexpr unsigned VL1 = sh::VL1, VL2 = sh::VL2, lV1 = sh::L2 - sh::LC, lV2 = sh::L1 - sh::LC;
+    constexpr int L1 = sh::L1, LR1 = L1 % 4, BB = sizeof(T) == 4 ? 5 : 4; // phase 1: radix 16, then 2^LR1
+    constexpr bool X2 = MODE == HEPA_DFT_FP16X2;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *const bufA = (T *)smem_raw, *const bufB = bufA + NL;
+    unsigned *const s_max = (unsigned *)(bufB + NL); // FP16X2: [0] phase 1 (block), [1] phase 2
+    const uint32_t bufA_s = (uint32_t)__cvta_generic_to_shared(bufA), bufB_s = bufA_s + NL * (unsigned)sizeof(T);
+    const uint32_t mbar_s = bufB_s + NL * (unsigned)sizeof(T) + 8; // the exchange's mbarrier
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned c = cluster.block_rank();
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, q = lane & 3;
+    constexpr unsigned rowc[4] = {0, 1, 8, 9}; // a thread's input rows 2q + rowc[k]
+    const unsigned long long vec = blockIdx.x / C; // grid = batch · C blocks
+    const T *in = (const T *)in_v + (vec << LOGN);
+    T *out = (T *)out_v + (vec << LOGN);
+    (void)batch;
+    if (X2 && threadIdx.x < 2) s_max[threadIdx.x] = 0;
+    if (threadIdx.x == 0) // one arrival: thread 0's, expecting all NL elements of the exchange
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n"
+                     "fence.mbarrier_init.release.cluster;\n" ::"r"(mbar_s) : "memory");
+    // No block may write another's shared memory before that one runs (and has cleared s_max):
+    // arrive now, wait just before the exchange.
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+    ffrag f;
+    make_ffrag<INV>(f);
+    const float4 *tw16 = (const float4 *)(tw + sh::N);  // [j < 16][r < 16] = w_256^(j·r)
+    const float2 *tw2 = tw + stc_tab(sh::N, LOGN / 4); // [k1][i2] = w_n^(k1·i2)
+    auto mag = [](float2 w) { return max(__float_as_uint(fabsf(w.x)), __float_as_uint(fabsf(w.y))); };
+    auto expo = [](unsigned bits) { // smallest ex with max < 2^ex (0 for NaN / inf)
+        int ex = 0;
+        const float fm = __uint_as_float(bits);
+        if (isfinite(fm)) (void)frexpf(fm, &ex);
+        return max(-126, min(127, ex));
+    };
+    auto warp_max = [](unsigned m) {
+#pragma unroll
+        for (unsigned o = 1; o < 32; o <<= 1) m = max(m, __shfl_xor_sync(0xffffffffu, m, o));
+        return m;
+    };
+    auto scale = [](float2 w, int ex) { return make_float2(ldexpf(w.x, ex), ldexpf(w.y, ex)); };
+    // Every position below is a linear map (over XOR) of the bits of the group G, the output k and
+    // c, and so is ctc_sw: each is evaluated once for the thread's part (warp, g, q, c) and once for
+    // the compile-time part (tile i, cc, h, u, r), and the two XORed.
+    // TC stage inputs, tile i: rows 2q + rowc[k] of group 32·warp + 8i + g at G + row·T16
+    const unsigned rd_t = ctc_sw<BB>(32 * warp + g + 2 * q * T16);
+    // outputs k = g + 8h of groups 32·warp + 8i + 2q + cc of a span-1 stage over VL = 2^lv vectors:
+    // (16·j + k)·VL + v for G = j·VL + v
+    auto spread = [](unsigned G, unsigned lv) { return (G & ((1u << lv) - 1)) | ((G >> lv) << (lv + 4)); };
+    const unsigned wr1_t = ctc_sw<BB>(spread(32 * warp + 2 * q, lV1) ^ (g << lV1));
+    const unsigned wr2_t = ctc_sw<BB>(spread(32 * warp + 2 * q, lV2) ^ (g << lV2));
+    // Radix-16 stage on the tensor cores, tile i of this warp: x = inputs of group 8·tile + g (rows
+    // 2q + rowc[k]); sink(i, cc, h, value) receives output g + 8h of group 8·tile + 2q + cc.
+    auto tc_tile = [&](unsigned i, float2 (&x)[4], auto &&sink) {
+        float dre[4], dim[4];
+        dft16_tc<MODE>(x, f, dre, dim);
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int cc = 0; cc < 2; ++cc) sink(i, cc, h, make_float2(dre[2 * h + cc], dim[2 * h + cc]));
+    };
+    // inputs of tile i of a radix-16 stage from shared memory (positions XOR z), raw
+    auto tc_raw = [&](const T *src, unsigned i, unsigned z, T (&r)[4]) {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) r[k] = src[rd_t ^ z ^ ctc_sw<BB>(8 * i) ^ ctc_sw<BB>(rowc[k] * T16)];
+    };
+    // ... as float2, in a stage of span 16 (TW) times w_256^((j mod 16)·r), j = G / 2^lv
+    auto tc_tw = [&](unsigned i, unsigned lv, bool TW, const T (&r)[4], float2 (&x)[4]) {
+        float2 w[4];
+        if (TW) {
+            const unsigned jm = ((32 * warp + 8 * i + g) >> lv) & 15;
+            const float4 w01 = __ldg(tw16 + jm * 8 + q), w89 = __ldg(tw16 + jm * 8 + q + 4);
+            w[0] = make_float2(w01.x, w01.y), w[1] = make_float2(w01.z, w01.w);
+            w[2] = make_float2(w89.x, w89.y), w[3] = make_float2(w89.z, w89.w);
+        }
+#pragma unroll
+        for (int k = 0; k < 4; ++k) x[k] = TW ? cmul(to_w(r[k]), conj_if<INV>(w[k])) : to_w(r[k]);
+    };
+    auto tc_load = [&](const T *src, unsigned i, unsigned lv, bool TW, float2 (&x)[4]) {
+        T r[4];
+        tc_raw(src, i, 0, r);
+        tc_tw(i, lv, TW, r, x);
+    };
+
+    // ---- phase 1: columns of n1 ---------------------------------------------------------------
+    T x0[4][4]; // stage 0 inputs, all loaded first: group G = j·VL1 + v reads rows j + row·n1/16
+    {
+        const T *src = in + c * VL1 + (((32 * warp + g) >> lV1) << sh::L2) + (((32 * warp + g) & (VL1 - 1)));
+#pragma unroll
+        for (unsigned i = 0; i < 4; ++i)
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                // 8i stays inside v when VL1 >= 32, else it carries into j: linear either way
+                const unsigned Gc = 8 * i, off = (((Gc >> lV1) + (2 * q + rowc[k]) * (sh::N1 / 16)) << sh::L2) + (Gc & (VL1 - 1));
+                x0[i][k] = src[off];
+            }
+    }
+    int ex1 = 0;
+    if constexpr (X2) {
+        unsigned m = 0;
+#pragma unroll
+        for (unsigned i = 0; i < 4; ++i)
+#pragma unroll
+            for (int k = 0; k < 4; ++k) m = max(m, mag(to_w(x0[i][k])));
+        m = warp_max(m);
+        if (lane == 0) atomicMax(&s_max[0], m);
+        __syncthreads();
+        ex1 = expo(s_max[0]);
+    }
+#pragma unroll
+    for (unsigned i = 0; i < 4; ++i) {
+        float2 x[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) x[k] = X2 ? scale(to_w(x0[i][k]), -ex1) : to_w(x0[i][k]);
+        tc_tile(i, x, [&](unsigned i, int cc, int h, float2 o) {
+            from_w(bufA[wr1_t ^ ctc_sw<BB>(spread(8 * i + cc, lV1) ^ ((8 * h) << lV1))], o);
+        });
+    }
+    __syncthreads();
+    // ---- the exchange -------------------------------------------------------------------------
+    // Phase 1's last stage: output k1 = j + 16k of column i2 = c·VL1 + v (G = j·VL1 + v), times
+    // w_n^(k1·i2), belongs to block d = k1 / VL2, at i2·VL2 + k1 mod VL2 of its buffer B. This
+    // block's CH = VL1·VL2 outputs for block d fill the aligned run [c·CH, (c+1)·CH) there (ctc_sw
+    // maps it onto itself); they are staged in buffer A at [d·CH, (d+1)·CH) in their final order
+    // and sent by one bulk copy per destination (cp.async.bulk: the copy engine moves the run and
+    // completes the bytes on the receiver's mbarrier). Storing the elements one by one from the
+    // threads into remote shared memory cost twice the rest of the kernel (H100, FP16 2^15: 2818 µs,
+    // 1428 µs with the same stores made local).
+    // zd(d) is XORed into the positions of block d's buffer B, so that the staging writes of lanes
+    // bound for different blocks (n1 = 256) fall into different banks.
+    auto zd = [](unsigned d) {
+        constexpr unsigned z5[4] = {5, 18, 31, 29}, z4[4] = {7, 10, 8, 0};
+        unsigned z = 0;
+#pragma unroll
+        for (int b = 0; b < 4; ++b)
+            if ((d >> b) & 1u) z ^= BB == 5 ? z5[b] : z4[b];
+        return z;
+    };
+    constexpr unsigned CH = VL1 * VL2;
+    auto dst1 = [](unsigned G, unsigned k, unsigned cv) -> uint2 { // (block d, its position)
+        const unsigned k1 = (G >> lV1) ^ (k << 4), i2 = cv ^ (G & (VL1 - 1));
+        return make_uint2(k1 >> lV2, ctc_sw<BB>((i2 << lV2) ^ (k1 & (VL2 - 1))));
+    };
+    auto stg = [&](uint2 d) { return d.x * CH ^ ((d.y ^ zd(d.x)) & (CH - 1)); }; // staging position
+    auto tw1 = [](unsigned G, unsigned k, unsigned cv) { // [k1][i2]
+        return ((((G >> lV1) ^ (k << 4))) << sh::L2) ^ cv ^ (G & (VL1 - 1));
+    };
+    unsigned mx = 0;
+    auto stage_out = [&](unsigned sp, float2 o, float2 w) {
+        o = cmul(o, conj_if<INV>(w));
+        if (X2) {
+            o = scale(o, ex1);
+            mx = max(mx, mag(o));
+        }
+        from_w(bufA[sp], o);
+    };
+    if constexpr (LR1 == 0) { // n1 = 256: a second radix-16 stage, span 16
+        T r[4][4];
+#pragma unroll
+        for (unsigned i = 0; i < 4; ++i) tc_raw(bufA, i, 0, r[i]);
+        __syncthreads(); // buffer A is read: it becomes the staging area
+        const unsigned s_t = stg(dst1(32 * warp + 2 * q, g, c * VL1));
+        const unsigned w_t = tw1(32 * warp + 2 * q, g, c * VL1);
+#pragma unroll
+        for (unsigned i = 0; i < 4; ++i) {
+            float2 x[4];
+            tc_tw(i, lV1, true, r[i], x);
+            float4 w2[2]; // the twiddles of groups 2q and 2q + 1 (adjacent columns), per h
+#pragma unroll
+            for (int h = 0; h < 2; ++h) w2[h] = __ldg((const float4 *)(tw2 + (w_t ^ tw1(8 * i, 8 * h, 0))));
+            tc_tile(i, x, [&](unsigned i, int cc, int h, float2 o) {
+                stage_out(s_t ^ stg(dst1(8 * i + cc, 8 * h, 0)), o,
+                          cc ? make_float2(w2[h].z, w2[h].w) : make_float2(w2[h].x, w2[h].y));
+            });
+        }
+    } else { // n1 = 16·R: radix R on the CUDA cores, span 16; groups G = t + u·T16, j = G / VL1 < 16
+        constexpr unsigned R = 1u << LR1, U = 16 / R;
+        const unsigned rl_t = ctc_sw<BB>(threadIdx.x);
+        T r[U][R];
+#pragma unroll
+        for (unsigned u = 0; u < U; ++u)
+#pragma unroll
+            for (unsigned rr = 0; rr < R; ++rr) r[u][rr] = bufA[rl_t ^ ctc_sw<BB>(u * T16 + rr * (NL / R))];
+        __syncthreads(); // buffer A is read: it becomes the staging area
+        const unsigned s_t = stg(dst1(threadIdx.x, 0, c * VL1));
+        const unsigned w_t = tw1(threadIdx.x, 0, c * VL1);
+#pragma unroll
+        for (unsigned u = 0; u < U; ++u) {
+            const unsigned j = (threadIdx.x + u * T16) >> lV1;
+            float2 y[R];
+#pragma unroll
+            for (unsigned rr = 0; rr < R; ++rr) {
+                y[rr] = to_w(r[u][rr]);
+                if (rr) y[rr] = cmul(y[rr], conj_if<INV>(__ldg(tw + j * rr * (sh::N / sh::N1)))); // w_n1^(j·r)
+            }
+            dft_r<R, INV>(y);
+#pragma unroll
+            for (unsigned k = 0; k < R; ++k)
+                stage_out(s_t ^ stg(dst1(u * T16, k, 0)), y[k], __ldg(tw2 + (w_t ^ tw1(u * T16, k, 0))));
+        }
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); // staging writes -> copy engine
+    __syncthreads();
+    // (copies may complete bytes before this arrival: the transaction count may go below zero,
+    // and the phase cannot complete before the one arrival)
+    if (threadIdx.x == 0)
+        asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }\n"
+                     ::"r"(mbar_s), "r"(NL * (unsigned)sizeof(T)) : "memory");
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); // every block runs
+    if constexpr (X2) {
+        mx = warp_max(mx);
+        if (lane < C) atomicMax(cluster.map_shared_rank(&s_max[1], lane), mx);
+    }
+    if (threadIdx.x < C) {
+        const unsigned d = threadIdx.x;
+        uint32_t dst, bar;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst) : "r"(bufB_s + c * CH * (unsigned)sizeof(T)), "r"(d));
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(bar) : "r"(mbar_s), "r"(d));
+        asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                     ::"r"(dst), "r"(bufA_s + d * CH * (unsigned)sizeof(T)), "r"(CH * (unsigned)sizeof(T)), "r"(bar)
+                     : "memory");
+    }
+    // every byte of buffer B has arrived once the mbarrier's phase 0 completes
+    for (uint32_t done = 0; !done;)
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }\n"
+                     : "=r"(done) : "r"(mbar_s) : "memory");
+    // Buffer A (the staging area) is written again below: first every block must have received
+    // its copies. The cluster barrier (FP16X2: also the maxima) waits while the inputs are read.
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+
+    // ---- phase 2: rows of n2 = 256, two radix-16 stages ---------------------------------------
+    T r2[4][4];
+#pragma unroll
+    for (unsigned i = 0; i < 4; ++i) tc_raw(bufB, i, zd(c), r2[i]);
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+    const int ex2 = X2 ? expo(s_max[1]) : 0;
+#pragma unroll
+    for (unsigned i = 0; i < 4; ++i) {
+        float2 x[4];
+        tc_tw(i, lV2, false, r2[i], x);
+        if (X2) {
+#pragma unroll
+            for (int k = 0; k < 4; ++k) x[k] = scale(x[k], -ex2);
+        }
+        tc_tile(i, x, [&](unsigned i, int cc, int h, float2 o) {
+            from_w(bufA[wr2_t ^ ctc_sw<BB>(spread(8 * i + cc, lV2) ^ ((8 * h) << lV2))], o);
+        });
+    }
+    __syncthreads();
+    // output k2 = j + 16k of row k1 = c·VL2 + v (G = j·VL2 + v) at k1 + n1·k2; groups 2q, 2q+1 are
+    // adjacent rows: one vector store of the pair
+    auto opos = [](unsigned G, unsigned k, unsigned cv) {
+        return (cv ^ (G & (VL2 - 1))) ^ ((((G >> lV2) ^ (k << 4))) << L1);
+    };
+    const unsigned o_t = opos(32 * warp + 2 * q, g, c * VL2);
+#pragma unroll
+    for (unsigned i = 0; i < 4; ++i) {
+        float2 x[4];
+        tc_load(bufA, i, lV2, true, x);
+        T pair[2];
+        tc_tile(i, x, [&](unsigned i, int cc, int h, float2 o) {
+            from_w(pair[cc], X2 ? scale(o, ex2) : o);
+            if (cc == 1) {
+                using P = typename std::conditional<sizeof(T) == 4, uint2, uint4>::type;
+                *(P *)(out + (o_t ^ opos(8 * i, 8 * h, 0))) = *(const P *)pair;
+            }
+        });
+    }
+#endif
+}
+
 // ---- the pass kernel --------------------------------------------------------------------------
 
 // LAT: latency mode (d.lr == 2, FP64 only), its own instantiation so that the batched kernels
@@ -1040,6 +1370,14 @@ template <int L> stk_entry stk_make(hepa_dft_mode mode) {
 // FP64 2^14 ... 2^16 over a cluster of blocks of 2^12 elements (2^16: 2^13). Measured on an H100
 // (--dft, 1 GiB batches, µs, blocks of 2^12 / 2^13 elements): 2^14 1387 / 1452, 2^15 1637 / 1818,
 // 2^16 (clusters of 16 / 8) 2310 / 2097; the four-step plans they replace took 2927 / 2916 / 2837.
+// FP16 2^15, 2^16 and FP16X2 2^14 ... 2^16: the four-step pass over a cluster (dft_cluster_tc).
+// H100, --dft, 1 GiB batches: FP16 2^14 took 1333 µs this way against 1237 µs in one block, so
+// FP16 keeps dft_stockham_tc there.
+template <int MODE, int L> stk_entry ctc_make() {
+    using sh = ctc_shape<MODE, L>;
+    return {(void *)dft_cluster_tc<MODE, L, false>, (void *)dft_cluster_tc<MODE, L, true>, sh::THREADS,
+            sh::C, sh::SMEM, sh::C};
+}
 template <int L> stk_entry clu_make() {
     constexpr int LC = L - (L >= 16 ? 13 : 12);
     using sh = clu_shape<L, LC>;
@@ -1060,9 +1398,15 @@ bool stk_lookup(hepa_dft_mode mode, unsigned logn, stk_entry *e) {
     case 11: *e = stk_make<11>(mode); break;
     case 12: *e = stk_make<12>(mode); break;
     case 13: *e = stk_make<13>(mode); break;
-    case 14: *e = mode == HEPA_DFT_FP64 ? clu_make<14>() : stk_make<14>(mode); break;
-    case 15: if (mode != HEPA_DFT_FP64) return false; *e = clu_make<15>(); break;
-    case 16: if (mode != HEPA_DFT_FP64) return false; *e = clu_make<16>(); break;
+    case 14:
+        *e = mode == HEPA_DFT_FP64 ? clu_make<14>() : mode == HEPA_DFT_FP16X2 ? ctc_make<HEPA_DFT_FP16X2, 14>() : stk_make<14>(mode);
+        break;
+    case 15:
+        *e = mode == HEPA_DFT_FP64 ? clu_make<15>() : mode == HEPA_DFT_FP16X2 ? ctc_make<HEPA_DFT_FP16X2, 15>() : ctc_make<HEPA_DFT_FP16, 15>();
+        break;
+    case 16:
+        *e = mode == HEPA_DFT_FP64 ? clu_make<16>() : mode == HEPA_DFT_FP16X2 ? ctc_make<HEPA_DFT_FP16X2, 16>() : ctc_make<HEPA_DFT_FP16, 16>();
+        break;
     default: return false;
     }
     return e->fwd != nullptr;
@@ -1081,7 +1425,34 @@ bool clu_available(hepa_dft_mode mode, unsigned logn) {
         (void)cudaGetLastError();
         return false;
     }
-    return ok && a.ptxVersion >= 90;
+    if (!ok || a.ptxVersion < 90) return false;
+    // and that a cluster of this size and shared memory fits the device (16 blocks is beyond the
+    // portable 8: allowed per kernel, and not on every sm_90 part)
+    for (int i = 0; i < 2; ++i) {
+        void *k = i ? e.inv : e.fwd;
+        if ((e.cluster > 8 && cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) ||
+            cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)e.smem) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return false;
+        }
+    }
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(e.cluster);
+    cfg.blockDim = dim3(e.threads);
+    cfg.dynamicSmemBytes = e.smem;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = e.cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, e.fwd, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return clusters > 0;
 }
 
 cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int inverse,
@@ -1224,15 +1595,20 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         sizes[ntab++] = n;
     }
     const size_t wsz = mode == HEPA_DFT_FP64 ? sizeof(double2) : sizeof(float2);
-    // one-pass plans of 2^4 ... 2^13 run a Stockham kernel (see launch_stk); the tensor-core one
-    // reads its stages' twiddles from tables [j][r] = w_(16·Ns)^(j·r), j < Ns = 16^s, 1 <= s <
-    // logn/4, stored after the n-entry table (stc_shape::tab)
+    // one-pass plans of 2^4 ... 2^13 run a Stockham kernel (see launch_stk), larger ones a cluster
+    // kernel where the device has them; the tensor-core ones read their stages' twiddles from
+    // tables [j][r] = w_(16·Ns)^(j·r), j < Ns = 16^s, 1 <= s < logn/4, stored after the n-entry
+    // table (stc_shape::tab), and dft_cluster_tc its four-step twiddles w_n^(k1·i2) from a table
+    // [k1][i2] (i2 < 256) after those
     stk_entry se;
-    const bool use_stk = p->npass == 1 && stk_lookup(mode, logn, &se);
-    size_t stage_tw = 0;
-    if (use_stk && mode != HEPA_DFT_FP64)
+    const bool use_stk = p->npass == 1 && stk_lookup(mode, logn, &se) &&
+                         (se.cluster <= 1 || clu_available(mode, logn));
+    size_t stage_tw = 0, four_tw = 0;
+    if (use_stk && mode != HEPA_DFT_FP64) {
         for (unsigned s = 1; s < logn / 4; ++s) stage_tw += (size_t)1 << (4 * s + 4);
-    size_t total_tw = stage_tw;
+        if (se.cluster > 1) four_tw = n;
+    }
+    size_t total_tw = stage_tw + four_tw;
     for (size_t i = 0; i < ntab; ++i) total_tw += sizes[i];
     unsigned char *h = (unsigned char *)malloc(total_tw * wsz);
     if (!h) {
@@ -1256,6 +1632,10 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
                 const long double a = two_pi * (long double)(j * r) / (long double)(16 * ns);
                 ((float2 *)h)[at] = make_float2((float)cosl(a), (float)-sinl(a));
             }
+    }
+    for (size_t e = 0; e < four_tw; ++e, ++at) { // e = k1·256 + i2
+        const long double a = two_pi * (long double)(((e >> 8) * (e & 255)) & (n - 1)) / (long double)n;
+        ((float2 *)h)[at] = make_float2((float)cosl(a), (float)-sinl(a));
     }
     double2 r16d[16];
     float2 r16f[16];

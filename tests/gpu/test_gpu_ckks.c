@@ -145,25 +145,30 @@ Test(gpu_dft, all_splits, .timeout = 900) {
     }
 }
 
-/* FP64 plans of 2^14 ... 2^16 whose batch holds more than 2^16 elements run one pass over a
- * thread-block cluster on sm_90 devices (dft_stockham64_cluster). Run here at every test size, so
- * that the quick runs under compute-sanitizer cover that kernel too (the sweeps above reach it
- * only at full size). Both directions, in and out of place. */
-Test(gpu_dft, fp64_cluster_plans, .timeout = 300) {
+/* Plans of 2^14 ... 2^16 whose batch holds more than 2^16 elements run one pass over a
+ * thread-block cluster on sm_90 devices (FP64: dft_stockham64_cluster; FP16X2 and FP16 from 2^15:
+ * dft_cluster_tc). Run here at every test size, so that the quick runs under compute-sanitizer
+ * cover those kernels too (the sweeps above reach them only at full size). Both directions, in
+ * and out of place. */
+Test(gpu_dft, cluster_plans, .timeout = 300) {
     test_rng r;
     test_rng_init(&r);
-    for (unsigned lg = 14; lg <= 16; ++lg) {
-        const size_t n = (size_t)1 << lg, batch = ((size_t)1 << 16) / n + 1;
-        hepa_dft_plan *p;
-        T_OK(hepa_dft_plan_create(&p, n, batch, HEPA_DFT_FP64));
-        for (int inv = 0; inv < 2; ++inv) {
-            const double e = check_plan(&r, p, HEPA_DFT_FP64, n, batch, inv, inv, NULL);
-            cr_assert(e <= mode_bound(HEPA_DFT_FP64),
-                      "FP64 n=2^%u batch %zu inv=%d passes %d: error %.3g", lg, batch, inv,
-                      _hepa_dft_plan_passes(p), e);
+    for (int mi = 0; mi < 3; ++mi)
+        for (unsigned lg = 14; lg <= 16; ++lg) {
+            const hepa_dft_mode m = all_modes[mi];
+            const size_t n = (size_t)1 << lg, batch = ((size_t)1 << 16) / n + 1;
+            hepa_dft_plan *p;
+            T_OK(hepa_dft_plan_create(&p, n, batch, m));
+            for (int inv = 0; inv < 2; ++inv) {
+                const double e = check_plan(&r, p, m, n, batch, inv, inv, NULL);
+                if (!inv)
+                    fprintf(stderr, "gpu_dft: %-6s n = 2^%-2u batch %zu passes %d  rel L2 %.3g\n",
+                            mode_name(m), lg, batch, _hepa_dft_plan_passes(p), e);
+                cr_assert(e <= mode_bound(m), "%s n=2^%u batch %zu inv=%d passes %d: error %.3g",
+                          mode_name(m), lg, batch, inv, _hepa_dft_plan_passes(p), e);
+            }
+            hepa_dft_plan_destroy(p);
         }
-        hepa_dft_plan_destroy(p);
-    }
 }
 
 /* FP16X2 scales each block by a power of two: tiny and huge vectors (2^-100, 2^100) next to
