@@ -853,6 +853,27 @@ template <int MODE, int LOGN> struct ctc_shape {
     static_assert(VL1 >= 8 && VL2 >= 8 && L1 >= 6 && L1 <= 8 && NL == 4096, "tile and swizzle shape");
 };
 
+// Nonzero: dft_cluster_tc moves the exchange with thread stores instead of bulk copies. Set from
+// HEPA_DFT_THREAD_COPY at plan creation, for compute-sanitizer: its memcheck (2025.3.1) reports each
+// cp.async.bulk into another block's shared memory as "not located in remote CTA" and drops it,
+// though the same addresses pass as thread stores and the copies are right on the hardware (every
+// test passes); cf. NVIDIA/cccl#8288, an in-bounds cp.async.bulk reported out of bounds. The
+// thread copy moves the same bytes between the same addresses, so memcheck checks those ranges.
+__device__ int g_dft_thread_copy;
+// The exchange's bytes, 16 at a time from the threads: run d of `bytes` at src + d·bytes to block d
+// at dst. Not inlined, so that this path costs the kernel no registers (FP16X2 spilled 4x more).
+__device__ __noinline__ void thread_copy(uint32_t src, uint32_t dst, unsigned bytes, unsigned blocks) {
+    const unsigned pieces = bytes / 16;
+    for (unsigned e = threadIdx.x; e < blocks * pieces; e += blockDim.x) {
+        const unsigned d = e / pieces, off = (e % pieces) * 16;
+        uint4 v;
+        uint32_t ra;
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(src + d * bytes + off) : "memory");
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra) : "r"(dst + off), "r"(d));
+        asm volatile("st.shared::cluster.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(ra), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+    }
+}
+
 template <int MODE, int LOGN, bool INV>
 __global__ void __launch_bounds__(ctc_shape<MODE, LOGN>::THREADS, ctc_shape<MODE, LOGN>::MINB)
     dft_cluster_tc(void *out_v, const void *in_v, const float2 *tw, unsigned long long batch) {
@@ -1065,15 +1086,19 @@ __global__ void __launch_bounds__(ctc_shape<MODE, LOGN>::THREADS, ctc_shape<MODE
     __syncthreads();
     // (copies may complete bytes before this arrival: the transaction count may go below zero,
     // and the phase cannot complete before the one arrival)
+    const bool tcopy = g_dft_thread_copy != 0; // (uniform)
     if (threadIdx.x == 0)
         asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }\n"
-                     ::"r"(mbar_s), "r"(NL * (unsigned)sizeof(T)) : "memory");
+                     ::"r"(mbar_s), "r"(tcopy ? 0u : NL * (unsigned)sizeof(T)) : "memory");
     asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); // every block runs
     if constexpr (X2) {
         mx = warp_max(mx);
         if (lane < C) atomicMax(cluster.map_shared_rank(&s_max[1], lane), mx);
     }
-    if (threadIdx.x < C) {
+    if (tcopy) {
+        thread_copy(bufA_s, bufB_s + c * CH * (unsigned)sizeof(T), CH * (unsigned)sizeof(T), C);
+        cluster.sync(); // publishes the thread stores
+    } else if (threadIdx.x < C) {
         const unsigned d = threadIdx.x;
         uint32_t dst, bar;
         asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst) : "r"(bufB_s + c * CH * (unsigned)sizeof(T)), "r"(d));
@@ -1664,6 +1689,11 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         break;
     }
     if (use_stk) {
+        if (se.cluster > 1 && mode != HEPA_DFT_FP64 && e == cudaSuccess) {
+            const char *tc = getenv("HEPA_DFT_THREAD_COPY"); // see g_dft_thread_copy
+            const int v = tc && *tc && strcmp(tc, "0") != 0;
+            e = cudaMemcpyToSymbol(g_dft_thread_copy, &v, sizeof v);
+        }
         p->stk = logn;
         k[0] = se.fwd, k[1] = se.inv, smem = se.smem;
         for (int i = 0; i < 2 && e == cudaSuccess && se.cluster > 8; ++i)
