@@ -27,10 +27,15 @@
  * Plans run one pass (one read and one write of the batch) while a vector fits a block's shared
  * memory (n <= 2^13 FP64, 2^14 FP16X2 and FP16) and two (four-step) above; batches of fewer
  * than 264 vectors take the four-step route from n = 2^13 (FP64) and 2^14 (FP16X2) so that one
- * vector spreads over many blocks. On GPUs with thread-block clusters (sm_90), FP64 plans of
- * 2^14 ... 2^16 whose batch holds more than 2^16 elements run one pass, a vector per cluster.
- * Speed (H100, 1 GiB batches, bench/results/): one pass runs at 0.75-0.99x cuFFT's speed for
- * n = 2^10 ... 2^13, 1.23x at FP16 2^14, 0.7-0.97x for the FP64 clusters; two passes at 0.2-0.5x.
+ * vector spreads over many blocks. On GPUs with thread-block clusters (sm_90), plans of 2^14 ...
+ * 2^16 (FP16: 2^15, 2^16) whose batch holds more than 2^16 elements run one pass, a vector per
+ * cluster (FP16X2 2^14 too, in place of its one-block pass).
+ * Speed (H100, 1 GiB batches, bench/results/): 0.54-0.98x cuFFT's for n = 2^10 ... 2^13;
+ * from 2^14 FP16 1.17-1.41x, FP16X2 0.58-0.95x, FP64 0.69-0.98x.
+ * Under compute-sanitizer memcheck, set HEPA_DFT_THREAD_COPY=1 before creating FP16/FP16X2 plans
+ * of 2^14 ... 2^16: memcheck (2025.3.1) rejects the bulk copies between the blocks of a cluster
+ * (and the results then come out wrong); this moves the same bytes by thread stores, about 2x
+ * slower.
  */
 #ifndef HEPA_DFT_H
 #define HEPA_DFT_H
