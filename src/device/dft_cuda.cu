@@ -1437,6 +1437,23 @@ bool stk_lookup(hepa_dft_mode mode, unsigned logn, stk_entry *e) {
     return e->fwd != nullptr;
 }
 
+// The launch of `vectors` clusters of kernel e (cfg points at attr).
+void clu_config(const stk_entry &e, unsigned vectors, cudaStream_t st, cudaLaunchConfig_t &cfg,
+                cudaLaunchAttribute &attr) {
+    cfg = {};
+    cfg.gridDim = dim3(vectors * e.cluster);
+    cfg.blockDim = dim3(e.threads);
+    cfg.dynamicSmemBytes = e.smem;
+    cfg.stream = st;
+    attr = {};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = e.cluster;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+}
+
 // Whether a one-pass cluster kernel serves (mode, 2^logn) on the current device (sm_90 code and a
 // device that launches clusters).
 bool clu_available(hepa_dft_mode mode, unsigned logn) {
@@ -1461,17 +1478,9 @@ bool clu_available(hepa_dft_mode mode, unsigned logn) {
             return false;
         }
     }
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(e.cluster);
-    cfg.blockDim = dim3(e.threads);
-    cfg.dynamicSmemBytes = e.smem;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = e.cluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute attr;
+    clu_config(e, 1, 0, cfg, attr);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, e.fwd, &cfg) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -1489,18 +1498,9 @@ cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int in
     const void *tw = p->tw;
     void *args[] = {&out, (void *)&in, (void *)&tw, (void *)&batch};
     if (e.cluster > 1) {
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3((unsigned)(batch * e.cluster));
-        cfg.blockDim = dim3(e.threads);
-        cfg.dynamicSmemBytes = e.smem;
-        cfg.stream = st;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = e.cluster;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
+        cudaLaunchConfig_t cfg;
+        cudaLaunchAttribute attr;
+        clu_config(e, (unsigned)batch, st, cfg, attr);
         return cudaLaunchKernelExC(&cfg, inverse ? e.inv : e.fwd, args);
     }
     return cudaLaunchKernel(inverse ? e.inv : e.fwd, dim3(blocks), dim3(e.threads), args, e.smem,
