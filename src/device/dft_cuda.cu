@@ -136,6 +136,18 @@ __device__ __forceinline__ void from_w(__half2 &d, float2 v) { d = __float22half
 __device__ __forceinline__ void from_w(float2 &d, float2 v) { d = v; }
 __device__ __forceinline__ void from_w(double2 &d, double2 v) { d = v; }
 
+// FP16X2 scaling: the bits of max(|re|, |im|) (ordered like the floats, for atomicMax), and the
+// smallest ex with max < 2^ex, clamped to [-126, 127] (0 for NaN / inf).
+__device__ __forceinline__ unsigned x2_mag(float2 w) {
+    return max(__float_as_uint(fabsf(w.x)), __float_as_uint(fabsf(w.y)));
+}
+__device__ __forceinline__ int x2_exp(unsigned bits) {
+    int ex = 0;
+    const float fm = __uint_as_float(bits);
+    if (isfinite(fm)) (void)frexpf(fm, &ex); // fm < 2^ex
+    return max(-126, min(127, ex));
+}
+
 template <typename W> __device__ __forceinline__ W root16(int m);
 template <> __device__ __forceinline__ double2 root16<double2>(int m) { return c_w16d[m & 15]; }
 template <> __device__ __forceinline__ float2 root16<float2>(int m) { return c_w16f[m & 15]; }
@@ -527,6 +539,13 @@ template <int BB> __host__ __device__ constexpr unsigned tc_sw(unsigned p) {
     return x;
 }
 
+// A thread's four stage twiddles w_(16·Ns)^(jm·r), r = 2q, 2q+1, 2q+8, 2q+9, from a stage table
+// [jm][r]: two 16-byte loads
+__device__ __forceinline__ void stage_tw4(const float4 *tws, unsigned jm, unsigned q, float2 (&w)[4]) {
+    const float4 w01 = __ldg(tws + jm * 8 + q), w89 = __ldg(tws + jm * 8 + q + 4);
+    w[0] = make_float2(w01.x, w01.y), w[1] = make_float2(w01.z, w01.w);
+    w[2] = make_float2(w89.x, w89.y), w[3] = make_float2(w89.z, w89.w);
+}
 // offset of stage s's twiddle table (16^(s+1) entries) after the n-entry table
 __host__ __device__ constexpr size_t stc_tab(size_t n, int s) {
     return s <= 1 ? n : stc_tab(n, s - 1) + ((size_t)1 << (4 * s));
@@ -592,20 +611,14 @@ __global__ void __launch_bounds__(stc_shape<MODE, LOGN>::THREADS)
             unsigned mx = 0;
 #pragma unroll
             for (int k = 0; k < 4; ++k) {
-                const float2 v = to_w(x0[i][k]);
-                mx = max(mx, max(__float_as_uint(fabsf(v.x)), __float_as_uint(fabsf(v.y))));
+                mx = max(mx, x2_mag(to_w(x0[i][k])));
             }
             for (unsigned o = 1; o < 4 * GSPAN; o <<= 1) mx = max(mx, __shfl_xor_sync(0xffffffffu, mx, o));
             const unsigned G = (warp * sh::TILES + i) * 8 + g;
             if ((lane & (4 * GSPAN - 1)) == 0) atomicMax((unsigned *)&s_exp[G / NG], mx);
         }
         __syncthreads();
-        if (threadIdx.x < V) {
-            int ex = 0;
-            const float fm = __uint_as_float((unsigned)s_exp[threadIdx.x]);
-            if (isfinite(fm)) (void)frexpf(fm, &ex); // fm < 2^ex
-            s_exp[V + threadIdx.x] = max(-126, min(127, ex));
-        }
+        if (threadIdx.x < V) s_exp[V + threadIdx.x] = x2_exp((unsigned)s_exp[threadIdx.x]);
         __syncthreads();
     }
     auto scale_out = [&](float2 w, unsigned b) -> float2 {
@@ -638,9 +651,8 @@ __global__ void __launch_bounds__(stc_shape<MODE, LOGN>::THREADS)
                 }
             } else {
                 const unsigned G = (warp * sh::TILES + i) * 8 + g, jm = (G % NG) & (NS - 1);
-                const float4 w01 = __ldg(tws + jm * 8 + q), w89 = __ldg(tws + jm * 8 + q + 4);
-                const float2 w[4] = {make_float2(w01.x, w01.y), make_float2(w01.z, w01.w),
-                                     make_float2(w89.x, w89.y), make_float2(w89.z, w89.w)};
+                float2 w[4];
+                stage_tw4(tws, jm, q, w);
 #pragma unroll
                 for (int k = 0; k < 4; ++k)
                     x[k] = cmul(to_w(src[rt ^ tc_sw<BB>(gpos(8 * i)) ^ tc_sw<BB>(rowc[k] * NG)]),
@@ -909,13 +921,6 @@ __global__ void __launch_bounds__(ctc_shape<MODE, LOGN>::THREADS, ctc_shape<MODE
     make_ffrag<INV>(f);
     const float4 *tw16 = (const float4 *)(tw + sh::N);  // [j < 16][r < 16] = w_256^(j·r)
     const float2 *tw2 = tw + stc_tab(sh::N, LOGN / 4); // [k1][i2] = w_n^(k1·i2)
-    auto mag = [](float2 w) { return max(__float_as_uint(fabsf(w.x)), __float_as_uint(fabsf(w.y))); };
-    auto expo = [](unsigned bits) { // smallest ex with max < 2^ex (0 for NaN / inf)
-        int ex = 0;
-        const float fm = __uint_as_float(bits);
-        if (isfinite(fm)) (void)frexpf(fm, &ex);
-        return max(-126, min(127, ex));
-    };
     auto warp_max = [](unsigned m) {
 #pragma unroll
         for (unsigned o = 1; o < 32; o <<= 1) m = max(m, __shfl_xor_sync(0xffffffffu, m, o));
@@ -952,9 +957,7 @@ __global__ void __launch_bounds__(ctc_shape<MODE, LOGN>::THREADS, ctc_shape<MODE
         float2 w[4];
         if (TW) {
             const unsigned jm = ((32 * warp + 8 * i + g) >> lv) & 15;
-            const float4 w01 = __ldg(tw16 + jm * 8 + q), w89 = __ldg(tw16 + jm * 8 + q + 4);
-            w[0] = make_float2(w01.x, w01.y), w[1] = make_float2(w01.z, w01.w);
-            w[2] = make_float2(w89.x, w89.y), w[3] = make_float2(w89.z, w89.w);
+            stage_tw4(tw16, jm, q, w);
         }
 #pragma unroll
         for (int k = 0; k < 4; ++k) x[k] = TW ? cmul(to_w(r[k]), conj_if<INV>(w[k])) : to_w(r[k]);
@@ -984,11 +987,11 @@ __global__ void __launch_bounds__(ctc_shape<MODE, LOGN>::THREADS, ctc_shape<MODE
 #pragma unroll
         for (unsigned i = 0; i < 4; ++i)
 #pragma unroll
-            for (int k = 0; k < 4; ++k) m = max(m, mag(to_w(x0[i][k])));
+            for (int k = 0; k < 4; ++k) m = max(m, x2_mag(to_w(x0[i][k])));
         m = warp_max(m);
         if (lane == 0) atomicMax(&s_max[0], m);
         __syncthreads();
-        ex1 = expo(s_max[0]);
+        ex1 = x2_exp(s_max[0]);
     }
 #pragma unroll
     for (unsigned i = 0; i < 4; ++i) {
@@ -1033,7 +1036,7 @@ __global__ void __launch_bounds__(ctc_shape<MODE, LOGN>::THREADS, ctc_shape<MODE
         o = cmul(o, conj_if<INV>(w));
         if (X2) {
             o = scale(o, ex1);
-            mx = max(mx, mag(o));
+            mx = max(mx, x2_mag(o));
         }
         from_w(bufA[sp], o);
     };
@@ -1120,7 +1123,7 @@ __global__ void __launch_bounds__(ctc_shape<MODE, LOGN>::THREADS, ctc_shape<MODE
 #pragma unroll
     for (unsigned i = 0; i < 4; ++i) tc_raw(bufB, i, zd(c), r2[i]);
     asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-    const int ex2 = X2 ? expo(s_max[1]) : 0;
+    const int ex2 = X2 ? x2_exp(s_max[1]) : 0;
 #pragma unroll
     for (unsigned i = 0; i < 4; ++i) {
         float2 x[4];
@@ -1244,12 +1247,7 @@ __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, c
             if ((lane & ((1u << lgs) - 1)) == 0) atomicMax(&s_max[p >> lm], mx);
         }
         __syncthreads();
-        for (unsigned i = threadIdx.x; i < G; i += blockDim.x) {
-            int ex = 0;
-            const float fm = __uint_as_float(s_max[i]);
-            if (isfinite(fm)) (void)frexpf(fm, &ex); // fm < 2^ex
-            s_exp[i] = (signed char)max(-126, min(127, ex));
-        }
+        for (unsigned i = threadIdx.x; i < G; i += blockDim.x) s_exp[i] = (signed char)x2_exp(s_max[i]);
         __syncthreads();
         for (unsigned p = threadIdx.x; p < E; p += blockDim.x) {
             const int ex = s_exp[p >> lm];
