@@ -4,6 +4,7 @@
  *   cc -O2 -I include -o bpprof bench/experiments/bp_fft_profile.c -L build-gpu -lhepa -lgmp \
  *      -lcudart -Wl,-rpath,build-gpu
  *   ncu -k regex:bp_fft_level --launch-skip 5 --launch-count 5 --section ... ./bpprof [P3|P4] [lgN]
+ *   ./bpprof P3 20 50     (a third argument: also time that many forward FFTs, median and min)
  *
  * The first call (5 level kernels at N = 2^20 for P3) warms up; the next ones are profiled. */
 #include <gmp.h>
@@ -50,6 +51,28 @@ int main(int argc, char **argv) {
     for (int rep = 0; rep < 3; ++rep) CHECK(hepa_bp_dev_plan_fft(plan, dy, dx, 0, NULL));
     CHECK(cudaDeviceSynchronize());
     printf("done: %s N = 2^%u\n", which == HEPA_BP_P4 ? "P4" : "P3", lg);
+    if (argc > 3) { /* a quick timing for A/B runs: median of reps forward FFTs, CUDA events */
+        const int reps = atoi(argv[3]) > 0 ? atoi(argv[3]) : 20;
+        float *ms = malloc(reps * sizeof *ms);
+        cudaEvent_t a, b;
+        CHECK(cudaEventCreate(&a));
+        CHECK(cudaEventCreate(&b));
+        for (int rep = 0; rep < reps; ++rep) {
+            CHECK(cudaEventRecord(a, 0));
+            CHECK(hepa_bp_dev_plan_fft(plan, dy, dx, 0, NULL));
+            CHECK(cudaEventRecord(b, 0));
+            CHECK(cudaEventSynchronize(b));
+            CHECK(cudaEventElapsedTime(&ms[rep], a, b));
+        }
+        for (int i = 1; i < reps; ++i) /* insertion sort */
+            for (int j = i; j > 0 && ms[j] < ms[j - 1]; --j) {
+                const float t = ms[j];
+                ms[j] = ms[j - 1], ms[j - 1] = t;
+            }
+        printf("forward plan FFT: median %.1f us, min %.1f us (%d runs)\n", 1e3 * ms[reps / 2],
+               1e3 * ms[0], reps);
+        free(ms);
+    }
     hepa_bp_dev_plan_destroy(plan);
     cudaFree(dx);
     cudaFree(dy);

@@ -195,17 +195,18 @@ hepa_status checked(Kind kind, const hepa_bp_field *f, uint64_t *z, const uint64
 // select. Threads are assigned to outputs so that a warp writes contiguous runs: runs of J when
 // Ns >= J, else the block's J·R outputs, which are then contiguous.
 // LAZY LEVELS. Only the last level normalizes its outputs to the canonical form. The others
-// write words in [0, 2^64) after one carry round with remainders from 2^(u+5) up (|e| <= 17
-// for |X| <= R·B, so the lowest result 2^(u+5) - 17·(2^u + 1) stays positive): the next
-// level's multiply (mul_cols_sums) accepts any words, and its balance step any values. So an
-// element pays one exact carry chain per transform instead of two per level. (Fields where
+// write words in [0, 2^64) after one carry round with remainders from 2^(u+5) up (|e| <= 18
+// for |X| <= R·B <= 2^w·k·(1 + 1/16), k <= 16, so the lowest result 2^(u+5) - 18·(2^u + 1)
+// stays positive): the next level's multiply (mul_cols_sums) accepts any words, and its balance
+// step any values. So an element pays one exact carry chain per transform instead of two per
+// level. (Fields where
 // mul_cols_ok fails use mul_core_sums, which needs digits <= r: every level normalizes there.)
 // Inverse: the same with ω^(-1) (table of inverse powers, r^(-E)), and the last level multiplies
 // every element by a second table holding N^(-1)·ω_N^(-i) (the scale folded into the twiddles).
 //
 // ROTATION FORM. b·r^E (0 <= E < K = 2k) is b's digit vector rotated up by E, the digits that
 // wrap negated (r^k ≡ -1): digit m of b·r^E is ext_((m - E) mod K), where ext_j = d_j and
-// ext_(k+j) = -d_j (j < k). With balanced digits |d_j| <= B = bal_bound(w, u) < 2^62.01, the
+// ext_(k+j) = -d_j (j < k). With balanced digits |d_j| <= B = bal_bound(w, u) < 2^62.1, the
 // words S_j = ext_j + B lie in [0, 2B]: summing R of them per place gives a column sum below
 // R·2B < 2^68, and X = sum - R·B exactly. Shared memory holds rows 1 .. K + k - 1 of the
 // doubled sequence S_(j mod K), so that the k words read for any E (rows K - E .. K - E + k - 1)
@@ -229,16 +230,23 @@ struct FftLevel {
                          // the other factor of a pointwise product
 };
 
-// Threads per block at most (SB), and the row stride of the shared rotation form (ST). ST = SB + 1
-// words: the threads of a half-warp that read different rows then hit different banks. At the
-// first level (Ns = 1) a half-warp's 16 threads compute the 16 outputs of one group and read 16
-// different rows of one column; with ST = SB (a multiple of 32 banks) that was a 16-way bank
-// conflict: ncu, P3 N = 2^20, 464 µs for that level against 246 µs for a level that also
-// multiplies every element.
+// Threads per block at most (SB), and the row stride of the shared rotation form, ST = SB + 1 or
+// SB words, chosen per level (st_even) so that the 16 threads of a half-warp (one 128-byte
+// shared-memory wavefront of 8-byte words) read 16 different banks:
+//   - where a half-warp computes the outputs of ONE group (Ns < J, the first level), its threads
+//     read one column at different rows: an odd stride puts those rows on different banks (with
+//     ST = SB that was a 16-way conflict: ncu, P3 N = 2^20, 464 µs for that level against 246 µs
+//     for a level that also multiplies every element);
+//   - where a half-warp computes ONE output of 16 groups (Ns >= J = 16, the later levels of P3),
+//     its threads read 16 columns at rows K - E - 1 + m that differ between them (E includes
+//     (s·k0) div (M/K)): with an odd stride the bank of (row, column) moved with the row, and for
+//     large s most threads met on a few banks (ncu, P3 N = 2^20, level 1: 961 shared-memory
+//     wavefronts per warp against 302 for conflict-free accesses); with ST = SB, a multiple of
+//     16 words, the bank is the column's alone.
 template <int KD> struct FftBlock {
     static constexpr unsigned lgSB = KD == 8 ? 8 : 7, SB = 1u << lgSB, ST = SB + 1;
     static constexpr unsigned rows = 3 * KD - 1; // rows 1 .. 2k + k - 1
-    static constexpr size_t smem = (size_t)rows * ST * sizeof(uint64_t);
+    static constexpr size_t smem = (size_t)rows * ST * sizeof(uint64_t); // the larger stride
     static_assert(smem <= 48 * 1024, "above the default dynamic shared memory limit");
 };
 
@@ -255,10 +263,10 @@ HD void add96(uint64_t &lo, uint32_t &hi, uint64_t v) {
 // The first half of a level, for thread t of block `block`: load, twiddle, store the rotation
 // form to shared memory (row j at sm[(j - 1)·ST + t]). Then a barrier, then fft_output. (Split
 // so that the host can run them.)
-template <int KD, class F>
+template <int KD, unsigned ST, class F>
 HD void fft_input(const F &f, const uint64_t *x, const FftLevel &L, uint64_t *sm, size_t block,
                   unsigned t) {
-    constexpr unsigned ST = FftBlock<KD>::ST, KK = 2 * KD;
+    constexpr unsigned KK = 2 * KD;
     const unsigned J = 1u << L.lgJ;
     const size_t N = L.N, Ns = (size_t)1 << L.lgNs;
     const size_t j0 = block << L.lgJ;
@@ -280,13 +288,13 @@ HD void fft_input(const F &f, const uint64_t *x, const FftLevel &L, uint64_t *sm
     int64_t d[KD];
     if (L.scaled || i != 0) {
         mul_tw_sums<KD>(f, tt, DigitsAt{L.tw, i << L.tw_shift, L.twn}, b);
-        balance<KD, 120>(f, d, tt);
+        balance<KD>(f, d, tt, mul_sums_bits(f));
     } else {
 #pragma unroll
         for (int m = 0; m < KD; ++m) tt[m] = (i128)b[m];
-        balance<KD, 64>(f, d, tt);
+        balance<KD>(f, d, tt, 64);
     }
-    // S_m = d_m + B, S_(k+m) = B - d_m, both in [0, 2B] (B = bal_bound < 2^62.01 for w <= 63)
+    // S_m = d_m + B, S_(k+m) = B - d_m, both in [0, 2B] (B = bal_bound < 2^62.1 for w <= 63)
     const uint64_t B = (uint64_t)bal_bound(f.w, f.u);
     uint64_t *row = sm + t; // row j at row[(j - 1)·ST]
     row[(KK - 1) * ST] = (uint64_t)d[0] + B; // S_0, second copy (row 0 is never read)
@@ -302,10 +310,10 @@ HD void fft_input(const F &f, const uint64_t *x, const FftLevel &L, uint64_t *sm
 
 // The second half: thread t computes one output X_s' of one group from shared memory and
 // writes it.
-template <int KD, class F>
+template <int KD, unsigned ST, class F>
 HD void fft_output(const F &f, uint64_t *y, const FftLevel &L, const uint64_t *sm, size_t block,
                    unsigned t) {
-    constexpr unsigned ST = FftBlock<KD>::ST, KK = 2 * KD;
+    constexpr unsigned KK = 2 * KD;
     const unsigned R = 1u << L.lgR, J = 1u << L.lgJ;
     const size_t N = L.N, Ns = (size_t)1 << L.lgNs;
     const size_t j0 = block << L.lgJ;
@@ -350,24 +358,28 @@ HD void fft_output(const F &f, uint64_t *y, const FftLevel &L, const uint64_t *s
         normalize<KD, 70>(f, out, acc);
 #pragma unroll
         for (int m = 0; m < KD; ++m) y[dst + (size_t)m * N] = out[m];
-    } else { // lazy: one carry round into [2^(u+5) - 17·(2^u + 1), 2^(u+5) + 2^w + 17·(2^u + 1))
+    } else { // lazy: one carry round into [2^(u+5) - 18·(2^u + 1), 2^(u+5) + 2^w + 18·(2^u + 1))
         carry_round<KD>(f, acc, (i128)1 << (f.u + 5));
 #pragma unroll
         for (int m = 0; m < KD; ++m) y[dst + (size_t)m * N] = (uint64_t)acc[m];
     }
 }
 
-// No minimum-blocks hint: __launch_bounds__(256, 3) for k = 8 caps the kernel at 80 registers
-// with spills and measured slower on an H100 (P3 plan FFT, N = 2^20: 848 µs against 825 µs for
-// the 108 registers and 2 blocks per SM it takes freely).
-template <int KD, class F>
-__global__ void __launch_bounds__(FftBlock<KD>::SB)
+// Two blocks per SM for k = 8 (128 registers, 16-24 bytes of spills): left free, the kernel takes
+// 166 registers (one block per SM) since the multiply-adds are IMAD.WIDE (mad_wide), and the P3
+// plan FFT at N = 2^20 took 1041 µs against 717 µs (H100). Three blocks (80 registers, more
+// spills) measured slower before that change: 848 against 825 µs.
+template <int KD, unsigned ST, class F>
+__global__ void __launch_bounds__(FftBlock<KD>::SB, KD == 8 ? 2 : 1)
     bp_fft_level_kernel(const F f, uint64_t *y, const uint64_t *x, const FftLevel L) {
     extern __shared__ uint64_t sm[]; // FftBlock<KD>::rows rows of ST words
-    fft_input<KD>(f, x, L, sm, blockIdx.x, threadIdx.x);
+    fft_input<KD, ST>(f, x, L, sm, blockIdx.x, threadIdx.x);
     __syncthreads();
-    fft_output<KD>(f, y, L, sm, blockIdx.x, threadIdx.x);
+    fft_output<KD, ST>(f, y, L, sm, blockIdx.x, threadIdx.x);
 }
+
+// The row stride for level L (see FftBlock): SB where a half-warp's threads take 16 groups.
+bool st_even(const FftLevel &L) { return L.lgNs >= L.lgJ && L.lgJ >= 4; }
 
 // T[i] = lo[i mod B]·hi[i div B] for i < Tn, and (when Ts) Ts[i] = lo[i mod B]·his[i div B]; the
 // seeds are digit-major with S elements: lo at [0, B), hi at [B, B + H), his at [B + H, B + 2H).
@@ -468,8 +480,13 @@ void fft_levels_f(const F &f, uint64_t *dst, const uint64_t *src, uint64_t *scra
         uint64_t *to = last ? dst : oth;
         const unsigned threads = 1u << (lv[li].lgJ + lv[li].lgR);
         const size_t blocks = (N >> lv[li].lgR) >> lv[li].lgJ;
-        bp_fft_level_kernel<KD, F><<<(unsigned)blocks, threads, FftBlock<KD>::smem, st>>>(
-            f, to, cur, lv[li]);
+        constexpr unsigned SB = FftBlock<KD>::SB;
+        if (st_even(lv[li]))
+            bp_fft_level_kernel<KD, SB, F><<<(unsigned)blocks, threads, FftBlock<KD>::smem, st>>>(
+                f, to, cur, lv[li]);
+        else
+            bp_fft_level_kernel<KD, SB + 1, F>
+                <<<(unsigned)blocks, threads, FftBlock<KD>::smem, st>>>(f, to, cur, lv[li]);
         if (!last) {
             oth = to == scratch ? dst : scratch;
             cur = to;

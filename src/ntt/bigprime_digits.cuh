@@ -212,11 +212,15 @@ template <int K, class F> HD void carry_round(const F &f, i128 (&t)[K], i128 C =
 }
 
 // BALANCED DIGITS (the FFT's lazy form, bigprime_cuda.cu). Carry rounds with C = -2^(w-1)
-// leave |t_m| <= bal_bound(w, u) = 2^(w-1) + 2^(u+2) < 2^63 (a signed word) once a round starts
-// below about 2^(w+1); balanced_rounds gives the count from |t_m| < 2^bits. A round maps a bound
-// M to 2^(w-1) + E·(2^u + 1) with E = floor(M / 2^w) + 1 (|l| <= 2^(w-1), |e| <= E).
+// leave |t_m| <= bal_bound(w, u) = 2^(w-1) + max(2^(u+2), 2^(w-5)) < 2^63 (a signed word) once a
+// round starts below about 2^(w+1); balanced_rounds gives the count from |t_m| < 2^bits. A round
+// maps a bound M to 2^(w-1) + E·(2^u + 1) with E = floor(M / 2^w) + 1 (|l| <= 2^(w-1), |e| <= E),
+// whose fixed point 2^(w-1) + 2·(2^u + 1) is below the bound. The 2^(w-5) slack is what the FFT
+// can afford (its rotation form needs 2B < 2^64, and R·2B < 2^96 for the column sums) and saves a
+// round: P3's digit sums after a multiply (< 2^mul_sums_bits(f) = 2^113) take 2 rounds instead of
+// 3 (the second ends below 2^62 + 2^56), P4's 3 instead of 4.
 HD constexpr u128 bal_bound(unsigned w, unsigned u) {
-    return ((u128)1 << (w - 1)) + ((u128)1 << (u + 2));
+    return ((u128)1 << (w - 1)) + ((u128)1 << (u + 2 > w - 5 ? u + 2 : w - 5));
 }
 HD constexpr unsigned balanced_rounds(unsigned w, unsigned u, unsigned bits) {
     u128 M = (u128)1 << bits;
@@ -227,9 +231,10 @@ HD constexpr unsigned balanced_rounds(unsigned w, unsigned u, unsigned bits) {
     }
     return n;
 }
-// t (|t_m| < 2^BITS) -> balanced digits d (|d_m| <= bal_bound(w, u)), same value mod p.
-template <int K, unsigned BITS, class F> HD void balance(const F &f, int64_t (&d)[K], i128 (&t)[K]) {
-    const unsigned rounds = balanced_rounds(f.w, f.u, BITS);
+// t (|t_m| < 2^bits) -> balanced digits d (|d_m| <= bal_bound(w, u)), same value mod p. (For a
+// CtField and a constant bits the round count folds to a constant and the rounds unroll.)
+template <int K, class F> HD void balance(const F &f, int64_t (&d)[K], i128 (&t)[K], unsigned bits) {
+    const unsigned rounds = balanced_rounds(f.w, f.u, bits);
     const i128 C = -((i128)1 << (f.w - 1));
 #pragma unroll
     for (unsigned i = 0; i < rounds; ++i) carry_round<K>(f, t, C);
@@ -321,6 +326,18 @@ HD void mul_core_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_
 // registers with spills) 408 -> 529 µs. Dropped: 21-bit limbs of both factors with signed
 // multiply-adds (9 per digit pair into 5 sums per column, no plus/minus split): P3 forward FFT
 // at N = 2^20 899 µs against 759 µs, P3 element-wise multiply 158 against 121 µs.
+// acc += a·b (32x32 -> 64 bits). On the device one IMAD.WIDE.U32 with a 64-bit addend: written
+// as (uint64_t)a * b, nvcc emitted a 64x64-bit multiply here (PTX mul.lo.s64) whose zero high
+// words ptxas did not fold away: per digit pair about 2 extra VIADD / IMAD.MOV of zeros (SASS
+// of the P3 FFT level, sm_90: 345 VIADD and 90 IMAD.MOV beside the 384 IMAD.WIDE.U32).
+HD void mad_wide(uint64_t &acc, uint32_t a, uint32_t b) {
+#ifdef __CUDA_ARCH__
+    asm("mad.wide.u32 %0, %1, %2, %0;" : "+l"(acc) : "r"(a), "r"(b));
+#else
+    acc += (uint64_t)a * b;
+#endif
+}
+
 template <class F> HD bool mul_cols_ok(const F &f) { return f.w >= f.u + 14u; }
 
 template <int K, class F, class XDigits>
@@ -345,12 +362,12 @@ HD void mul_cols_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_
         for (int i = 0; i < K; ++i) {
             const int j = i <= c ? c - i : c - i + K; // i + j = c, or c + k (negated)
             uint64_t(&A)[6] = i <= c ? P : M;
-            A[0] += (uint64_t)x0[i] * y0[j];
-            A[1] += (uint64_t)x0[i] * y1[j];
-            A[2] += (uint64_t)x0[i] * y2[j];
-            A[3] += (uint64_t)x1[i] * y0[j];
-            A[4] += (uint64_t)x1[i] * y1[j];
-            A[5] += (uint64_t)x1[i] * y2[j];
+            mad_wide(A[0], x0[i], y0[j]);
+            mad_wide(A[1], x0[i], y1[j]);
+            mad_wide(A[2], x0[i], y2[j]);
+            mad_wide(A[3], x1[i], y0[j]);
+            mad_wide(A[4], x1[i], y1[j]);
+            mad_wide(A[5], x1[i], y2[j]);
         }
         int64_t D[6];
 #pragma unroll
@@ -364,6 +381,13 @@ HD void mul_cols_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_
         else
             t[0] -= shl(H, s2);
     }
+}
+
+// A bound on the digit sums of mul_tw_sums: |t_m| < 2^mul_sums_bits(f). mul_cols_sums: |L_c| <
+// 2^111.1 (k <= 16) and the H_c terms below 2^(132-w+u) <= 2^120 (w - u >= 14, mul_cols_ok); for
+// P3 and P4 (w - u >= 26) that is below 2^112. mul_core_sums: 2k terms below 2^(w+3) each.
+template <class F> HD constexpr unsigned mul_sums_bits(const F &f) {
+    return !(f.w >= f.u + 14u) ? f.w + 8 : 133 - f.w + f.u < 113 ? 113 : 133 - f.w + f.u;
 }
 
 // Digit sums t with Σ t_m·r^m ≡ x·y, |t_m| < 2^120: mul_cols_sums where its bounds hold, else
