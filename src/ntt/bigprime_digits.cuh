@@ -309,6 +309,19 @@ HD void mul_core_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_
     }
 }
 
+// acc += a·b (32x32 -> 64 bits). On the device one IMAD.WIDE.U32 with a 64-bit addend: written
+// as (uint64_t)a * b, nvcc emitted a 64x64-bit multiply in mul_cols_sums (PTX mul.lo.s64) whose
+// zero high words ptxas did not fold away: per digit pair about 2 extra VIADD / IMAD.MOV of
+// zeros (SASS of the P3 FFT level, sm_90: 345 VIADD and 90 IMAD.MOV beside the 384
+// IMAD.WIDE.U32).
+HD void mad_wide(uint64_t &acc, uint32_t a, uint32_t b) {
+#ifdef __CUDA_ARCH__
+    asm("mad.wide.u32 %0, %1, %2, %0;" : "+l"(acc) : "r"(a), "r"(b));
+#else
+    acc += (uint64_t)a * b;
+#endif
+}
+
 // The digit sums of x·y like mul_core_sums, with fewer operations, for the fields with
 // w >= u + 14 (mul_cols_ok; all the named ones). Column c of the negacyclic digit product,
 //   C_c = Σ_(i+j=c) x_i·y_j - Σ_(i+j=c+k) x_i·y_j,
@@ -325,19 +338,8 @@ HD void mul_core_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_
 // multiplies 122.7 -> 120.0 M instructions (ncu); but P4 (k = 16, run-time constants, 255
 // registers with spills) 408 -> 529 µs. Dropped: 21-bit limbs of both factors with signed
 // multiply-adds (9 per digit pair into 5 sums per column, no plus/minus split): P3 forward FFT
-// at N = 2^20 899 µs against 759 µs, P3 element-wise multiply 158 against 121 µs.
-// acc += a·b (32x32 -> 64 bits). On the device one IMAD.WIDE.U32 with a 64-bit addend: written
-// as (uint64_t)a * b, nvcc emitted a 64x64-bit multiply here (PTX mul.lo.s64) whose zero high
-// words ptxas did not fold away: per digit pair about 2 extra VIADD / IMAD.MOV of zeros (SASS
-// of the P3 FFT level, sm_90: 345 VIADD and 90 IMAD.MOV beside the 384 IMAD.WIDE.U32).
-HD void mad_wide(uint64_t &acc, uint32_t a, uint32_t b) {
-#ifdef __CUDA_ARCH__
-    asm("mad.wide.u32 %0, %1, %2, %0;" : "+l"(acc) : "r"(a), "r"(b));
-#else
-    acc += (uint64_t)a * b;
-#endif
-}
-
+// at N = 2^20 899 µs against 759 µs, P3 element-wise multiply 158 against 121 µs (all of these
+// before mad_wide, f87e1ac).
 template <class F> HD bool mul_cols_ok(const F &f) { return f.w >= f.u + 14u; }
 
 template <int K, class F, class XDigits>
