@@ -199,8 +199,8 @@ hepa_status checked(Kind kind, const hepa_bp_field *f, uint64_t *z, const uint64
 // for |X| <= R·B <= 2^w·k·(1 + 1/16), k <= 16, so the lowest result 2^(u+5) - 18·(2^u + 1)
 // stays positive): the next level's multiply (mul_cols_sums) accepts any words, and its balance
 // step any values. So an element pays one exact carry chain per transform instead of two per
-// level. (Fields where
-// mul_cols_ok fails use mul_core_sums, which needs digits <= r: every level normalizes there.)
+// level. (Fields where mul_cols_ok fails use mul_core_sums, which needs digits <= r: every level
+// normalizes there.)
 // Inverse: the same with ω^(-1) (table of inverse powers, r^(-E)), and the last level multiplies
 // every element by a second table holding N^(-1)·ω_N^(-i) (the scale folded into the twiddles).
 //

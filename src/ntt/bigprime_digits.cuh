@@ -340,7 +340,7 @@ HD void mad_wide(uint64_t &acc, uint32_t a, uint32_t b) {
 // multiply-adds (9 per digit pair into 5 sums per column, no plus/minus split): P3 forward FFT
 // at N = 2^20 899 µs against 759 µs, P3 element-wise multiply 158 against 121 µs (all of these
 // before mad_wide, f87e1ac).
-template <class F> HD bool mul_cols_ok(const F &f) { return f.w >= f.u + 14u; }
+template <class F> HD constexpr bool mul_cols_ok(const F &f) { return f.w >= f.u + 14u; }
 
 template <int K, class F, class XDigits>
 HD void mul_cols_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_t (&b)[K]) {
@@ -389,7 +389,7 @@ HD void mul_cols_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_
 // 2^111.1 (k <= 16) and the H_c terms below 2^(132-w+u) <= 2^120 (w - u >= 14, mul_cols_ok); for
 // P3 and P4 (w - u >= 26) that is below 2^112. mul_core_sums: 2k terms below 2^(w+3) each.
 template <class F> HD constexpr unsigned mul_sums_bits(const F &f) {
-    return !(f.w >= f.u + 14u) ? f.w + 8 : 133 - f.w + f.u < 113 ? 113 : 133 - f.w + f.u;
+    return !mul_cols_ok(f) ? f.w + 8 : 133 - f.w + f.u < 113 ? 113 : 133 - f.w + f.u;
 }
 
 // Digit sums t with Σ t_m·r^m ≡ x·y, |t_m| < 2^120: mul_cols_sums where its bounds hold, else
