@@ -91,6 +91,10 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_keyswitch(const hepa_ks *ks, hepa_poly 
  *   _hepa_ks_modup:     ext (dnum(l)·E limbs, digit j at + j·E·n) = ModUp of c (l limbs, NTT
  *                       domain, [0, q)); tmp: l limbs of scratch. NTT domain out.
  *   _hepa_ks_inner:     (t0, t1) (E limbs each) = Σ_j ext_j ⊙ (b_j, a_j). NTT domain.
+ *   _hepa_ks_modup_inner: both, (t0, t1) from c; ext (dnum(l)·E limbs) and tmp (l limbs) are
+ *                       scratch. On the CUDA backend with n >= 2^13 fused: the last NTT pass
+ *                       of ModUp and the inner product are one kernel, and ext is left in an
+ *                       intermediate state (what hepa_keyswitch runs).
  *   _hepa_ks_moddown:   out0/out1 (l limbs each, NTT domain) = round(t0/P), round(t1/P); t0 and
  *                       t1 are overwritten (their P limbs go to the coefficient domain); tmp:
  *                       2·l limbs of scratch. out_k may equal t_k (its first l limbs). */
@@ -99,6 +103,10 @@ HEPA_API HEPA_NODISCARD hepa_status _hepa_ks_modup(const hepa_ks *ks, size_t lev
 HEPA_API HEPA_NODISCARD hepa_status _hepa_ks_inner(const hepa_ks *ks, size_t level, uint64_t *t0,
                                                     uint64_t *t1, const uint64_t *ext,
                                                     const hepa_ksk *key);
+HEPA_API HEPA_NODISCARD hepa_status _hepa_ks_modup_inner(const hepa_ks *ks, size_t level,
+                                                          uint64_t *t0, uint64_t *t1,
+                                                          uint64_t *ext, const uint64_t *c,
+                                                          uint64_t *tmp, const hepa_ksk *key);
 HEPA_API HEPA_NODISCARD hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t level,
                                                       uint64_t *out0, uint64_t *out1, uint64_t *t0,
                                                       uint64_t *t1, uint64_t *tmp);

@@ -49,6 +49,19 @@ hepa_status _hepa_dev_mul_inverse(const struct hepa_ring *ring, size_t level, ui
     (void)ring, (void)level, (void)out, (void)a, (void)b;
     return HEPA_ERR_NO_DEVICE;
 }
+hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count, uint64_t *ext,
+                                     const uint64_t *coef, const uint32_t *map,
+                                     const uint64_t *aux) {
+    (void)ring, (void)count, (void)ext, (void)coef, (void)map, (void)aux;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, size_t K,
+                                    size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
+                                    const uint64_t *ext, const uint64_t *c, const uint64_t *key) {
+    (void)ring, (void)level, (void)K, (void)alpha, (void)dnum, (void)t0, (void)t1, (void)ext,
+        (void)c, (void)key;
+    return HEPA_ERR_NO_DEVICE;
+}
 hepa_status _hepa_dev_elementwise(const struct hepa_ring *ring, size_t level, hepa_ew_op op,
                                   uint64_t *out, const uint64_t *a, const uint64_t *b,
                                   const uint64_t *host_scalars) {

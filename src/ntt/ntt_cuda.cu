@@ -410,10 +410,35 @@ __device__ __forceinline__ void cp_async16(void *smem_dst, const void *gmem_src)
     *static_cast<ulonglong2 *>(smem_dst) = __ldg(static_cast<const ulonglong2 *>(gmem_src));
 #endif
 }
+__device__ __forceinline__ void cp_async_commit() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
 __device__ __forceinline__ void cp_async_wait_all() {
 #if __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;\n" ::: "memory");
 #endif
+}
+
+// Copies the 255 twiddle pairs of row `row` (n >> 8 rows of 256 elements) into warp-private
+// shared memory: tile `tile`'s 256 pairs at base + 512·tile words (see STAGED TWIDDLES). The
+// whole warp calls it; returns where they are.
+__device__ __forceinline__ const ulonglong2 *stage_row_twiddles(const ulonglong2 *tw,
+                                                                uint64_t *base, unsigned tile,
+                                                                size_t row, size_t n,
+                                                                unsigned lane) {
+    ulonglong2 *tws = reinterpret_cast<ulonglong2 *>(base) + (size_t)tile * 256;
+#pragma unroll
+    for (unsigned t = 0; t < 8; ++t) {
+        const unsigned e = lane + 32 * t;
+        if (e == 0) continue;
+        const unsigned lg = 31 - __clz(e), P = 1u << lg; // stage B = 7 - lg
+        cp_async16(tws + e, tw + (n >> (8 - lg)) + row * P + (e - P));
+    }
+    cp_async_wait_all();
+    __syncwarp(); // the other lanes' copies are visible
+    return tws;
 }
 
 // The (up to) four twiddle pairs of one stage on slot bit I, tile e-bit b (global bit B = b + S),
@@ -654,19 +679,8 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     if constexpr (STG) {
         // the row's 255 twiddle pairs (see Staged), after the data loads: ptxas placed the wait
         // between the data loads when the copies came first, so half of them waited for it
-        ulonglong2 *tws = reinterpret_cast<ulonglong2 *>(smem_dyn + (size_t)TILES * TPT * 8) +
-                          (threadIdx.x / TPT) * 256;
-        const size_t row = gx0 >> 8;
-#pragma unroll
-        for (unsigned t = 0; t < 8; ++t) {
-            const unsigned e = lane + 32 * t;
-            if (e == 0) continue;
-            const unsigned lg = 31 - __clz(e), P = 1u << lg; // stage B = 7 - lg
-            cp_async16(tws + e, c.tw + (n >> (8 - lg)) + row * P + (e - P));
-        }
-        c.tws = tws;
-        cp_async_wait_all();
-        __syncwarp(); // the other lanes' copies are visible
+        c.tws = stage_row_twiddles(c.tw, smem_dyn + (size_t)TILES * TPT * 8, threadIdx.x / TPT,
+                                   gx0 >> 8, n, lane);
     }
     ulonglong2 tw[4];
     prefetch_step<GB, CB, S, INV, LAST, STG, 0>(tw, c, lane, warp, gx0, logn);
@@ -733,6 +747,130 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
         out[off + x] = INV ? hepa_reduce_2q(smem[x], q) : hepa_reduce_4q(smem[x], q);
 }
 
+// KEY SWITCHING: ModUp's last NTT pass fused with the inner product (_hepa_dev_ks_rows_inner).
+// A block is four warps, each one 256-element row (the row pass's tile) of extended limb e =
+// blockIdx.y, modulus mi. For every digit j it takes that row of ext limb j·E + e as the earlier
+// passes left it (or, for the digit's own limb, of the NTT-domain input c: no transform), runs
+// the row pass's stages, and adds v·b_j and v·a_j (key rows of modulus mi, same positions) into
+// 128-bit sums in registers, reduced mod q every 16 digits and at the end (16 products below
+// (2^62)^2 plus a residue stay below 2^128, as in ks_inner_kernel). Only t0 and t1 are written:
+// against the row pass followed by the inner-product kernel, the dnum·E transformed limbs are
+// neither written nor read back. Every digit of a block has the same modulus, so the twiddles
+// are staged once (STAGED TWIDDLES) for all of them. While digit j is transformed, digit j+1's
+// data row and key rows are on their way into shared memory (cp.async; the key rows double
+// buffered), so a warp never waits for a load it could have issued earlier.
+// Shared memory per block, words: exchange 4·256, twiddles 4·512, data 4·256, key 4·2·512
+// (64 KiB: 3 blocks per SM, whence the 168-register budget).
+// Measured on an H100 (hepa-bench --ks, ModUp + inner product, N = 2^16, 33 Q primes, P = 1,
+// whose passes before this one take 650 µs; unfused: ModUp 1416 + inner product 593 µs):
+//   products reduced mod q one by one (hepa_mod_mul + hepa_mod_add), loads from global
+//   memory, 4 blocks per SM: 1885 µs (6 blocks per SM, 80 registers: 1879; 8: 1914);
+//   128-bit sums, loads from global memory: 1754 µs with 4 blocks per SM, 1647 with 5 (244
+//   bytes of spills), 1765 with 6;
+//   128-bit sums and cp.async prefetch: 1483 µs with 4 blocks per SM (128 registers, spills),
+//   1407 µs with 3 (kept).
+// N = 2^17 with 61 primes: 12.7 ms (first row above) -> 9.6 ms; N = 2^15 with 17: 316 -> 229 µs.
+constexpr unsigned KS_ROWS_SMEM_WORDS = 4 * 256 + 4 * 512 + 4 * 256 + 4 * 1024;
+__global__ void __launch_bounds__(128, 3)
+    ks_rows_inner_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *ext, const uint64_t *cin,
+                         const uint64_t *key, const uint64_t *__restrict__ tables,
+                         const hepa_dev_limb *__restrict__ limbs, unsigned logn, unsigned l,
+                         unsigned L, unsigned E, unsigned dnum, unsigned alpha, size_t keyW) {
+    constexpr int GB = 8, CB = 0, S = 0;
+    constexpr Schedule sch = Sched<GB, CB, false>::value;
+    constexpr Map lm = LoadMap<GB, CB, false>::value;
+    constexpr Map fm = sch.steps[sch.count - 1].map;
+    extern __shared__ uint64_t smem_dyn[];
+    const size_t n = (size_t)1 << logn;
+    const unsigned e = blockIdx.y, mi = e < l ? e : L + e - l;
+    const unsigned lane = threadIdx.x & 31, warp = 0, tl = threadIdx.x >> 5;
+    const size_t row = (size_t)blockIdx.x * 4 + tl;
+    const unsigned gx0 = (unsigned)(row << 8);
+    uint64_t *xch = smem_dyn + (size_t)tl * 256;                          // exchanges
+    uint64_t *twb = smem_dyn + 4 * 256;                                   // staged twiddles
+    uint64_t *dbuf = smem_dyn + 4 * 256 + 4 * 512 + (size_t)tl * 256;     // next data row
+    uint64_t *kbuf = smem_dyn + 4 * 256 + 4 * 512 + 4 * 256 + (size_t)tl * 1024; // key rows b, a
+    const hepa_dev_limb lc = limbs[mi];
+    const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
+    Ctx c;
+    c.tw = reinterpret_cast<const ulonglong2 *>(tables + 4 * n * (size_t)mi);
+    c.q = lc.q;
+    c.n_inv = lc.n_inv;
+    c.n_inv_shoup = lc.n_inv_shoup;
+    c.n_inv_w = lc.n_inv_w;
+    c.n_inv_w_shoup = lc.n_inv_w_shoup;
+    const unsigned own = e < l ? e / alpha : ~0u; // the digit whose own limb e is
+    // digit j's data row and key rows into dbuf and key buffer j mod 2 (16 bytes per copy)
+    auto issue = [&](unsigned j) {
+        const uint64_t *d =
+            j == own ? cin + (size_t)e * n + gx0 : ext + ((size_t)j * E + e) * n + gx0;
+        const uint64_t *kb = key + 2 * (size_t)j * keyW + (size_t)mi * n + gx0, *ka = kb + keyW;
+        uint64_t *kd = kbuf + (j & 1) * 512;
+#pragma unroll
+        for (int t = 0; t < 4; ++t) {
+            const unsigned w = 2 * (lane + 32 * t);
+            cp_async16(dbuf + w, d + w);
+            cp_async16(kd + w, kb + w);
+            cp_async16(kd + 256 + w, ka + w);
+        }
+        cp_async_commit();
+    };
+    issue(0);
+    c.tws = stage_row_twiddles(c.tw, twb, tl, row, n, lane); // also waits for issue(0)
+    const unsigned b0 = load_base<GB, CB, false>(lane, warp);
+    const unsigned fb = thread_base<GB, CB, sch.count - 1, false>(lane, warp);
+    uint64_t lo0[8], lo1[8], hi0[8], hi1[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) lo0[k] = lo1[k] = hi0[k] = hi1[k] = 0;
+    for (unsigned j = 0; j < dnum; ++j) {
+        cp_async_wait_all(); // digit j's rows (issued one digit ago)
+        __syncwarp();
+        uint64_t v[8];
+        if (j == own) { // the digit's own limb: c, already in the NTT domain, final positions
+#pragma unroll
+            for (int k = 0; k < 8; ++k) v[k] = dbuf[fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)];
+        } else {
+#pragma unroll
+            for (int k = 0; k < 8; ++k) v[k] = dbuf[b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)];
+        }
+        __syncwarp(); // every lane has read dbuf; key buffer (j + 1) mod 2 was read at digit j - 1
+        if (j + 1 < dnum) issue(j + 1);
+        if (j != own) {
+            ulonglong2 tw[4];
+            prefetch_step<GB, CB, S, false, true, true, 0>(tw, c, lane, warp, gx0, logn);
+            run_steps<GB, CB, S, false, true, true, 0>(v, c, xch, lane, warp, gx0, logn, tw);
+#pragma unroll
+            for (int k = 0; k < 8; ++k) v[k] = hepa_reduce_4q(v[k], c.q); // [0, q)
+        }
+        const uint64_t *kb = kbuf + (j & 1) * 512, *ka = kb + 256;
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            const unsigned x = fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k);
+            uint64_t ph, pl;
+            hepa_mul64(v[k], kb[x], &ph, &pl);
+            lo0[k] += pl;
+            hi0[k] += ph + (lo0[k] < pl);
+            hepa_mul64(v[k], ka[x], &ph, &pl);
+            lo1[k] += pl;
+            hi1[k] += ph + (lo1[k] < pl);
+        }
+        if ((j & 15) == 15 || j + 1 == dnum) {
+#pragma unroll
+            for (int k = 0; k < 8; ++k) {
+                lo0[k] = hepa_mod_reduce128(hi0[k], lo0[k], &mod);
+                lo1[k] = hepa_mod_reduce128(hi1[k], lo1[k], &mod);
+                hi0[k] = hi1[k] = 0;
+            }
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+        const size_t x = (size_t)e * n + gx0 + (fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
+        t0[x] = lo0[k];
+        t1[x] = lo1[k];
+    }
+}
+
 template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG = false,
           int XF = 0>
 cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
@@ -775,8 +913,10 @@ template <bool INV, bool FUSED, int FX = FX_NONE>
 cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
                     const uint64_t *in2, uint64_t *out_b = nullptr,
                     const uint64_t *in_b = nullptr, const uint32_t *map = nullptr,
-                    uint64_t *fin = nullptr, const uint64_t *aux = nullptr) {
+                    uint64_t *fin = nullptr, const uint64_t *aux = nullptr,
+                    bool cols_only = false) {
     static_assert(FX == FX_NONE || (!INV && !FUSED), "the fusions are forward transforms");
+    if (cols_only && (INV || ring->log_n < 13)) return cudaErrorInvalidValue;
     constexpr bool RESC = FX == FX_RESCALE;
     cudaStream_t st = (cudaStream_t)ring->dev->stream;
     const int logn = (int)ring->log_n;
@@ -852,7 +992,7 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
             if (e == cudaSuccess) e = MID(6, out, out_b);
             break;
         }
-        if (e != cudaSuccess) return e;
+        if (e != cudaSuccess || cols_only) return e;
         return ROWS(RESC ? fin : out, false, out, RESC ? in2 : nullptr, true, out_b, XF2);
     } else {
         e = ROWS(out, FUSED, in, in2, false, nullptr, 0); // rows first (low bits), then columns
@@ -952,4 +1092,36 @@ extern "C" hepa_status _hepa_dev_ntt_modup1(const hepa_ring *ring, size_t count,
     return _hepa_dev_status(run_ntt<false, false, FX_MODUP1>(ring, count, ext, coef, nullptr,
                                                              nullptr, nullptr, map, nullptr, aux),
                             "ModUp NTT");
+}
+
+// Key switching's ModUp and inner product fused (see device/internal.h and ks_rows_inner_kernel).
+extern "C" hepa_status _hepa_dev_ntt_modup_cols(const hepa_ring *ring, size_t count, uint64_t *ext,
+                                                const uint64_t *coef, const uint32_t *map,
+                                                const uint64_t *aux) {
+    if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
+    if (count == 0) return HEPA_OK;
+    const cudaError_t e =
+        aux ? run_ntt<false, false, FX_MODUP1>(ring, count, ext, coef, nullptr, nullptr, nullptr,
+                                               map, nullptr, aux, true)
+            : run_ntt<false, false>(ring, count, ext, ext, nullptr, nullptr, nullptr, map, nullptr,
+                                    nullptr, true);
+    return _hepa_dev_status(e, "ModUp NTT (passes before the last)");
+}
+
+extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t level, size_t K,
+                                               size_t alpha, size_t dnum, uint64_t *t0,
+                                               uint64_t *t1, const uint64_t *ext,
+                                               const uint64_t *c, const uint64_t *key) {
+    if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
+    const size_t n = ring->n, E = level + K;
+    const dim3 grid((unsigned)(n >> 10), (unsigned)E);
+    const size_t smem = (size_t)KS_ROWS_SMEM_WORDS * sizeof(uint64_t);
+    cudaError_t ce = cudaFuncSetAttribute(ks_rows_inner_kernel,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (ce != cudaSuccess) return _hepa_dev_status(ce, "key-switch row pass (shared memory)");
+    ks_rows_inner_kernel<<<grid, 128, smem, (cudaStream_t)ring->dev->stream>>>(
+        t0, t1, ext, c, key, ring->dev->tables, ring->dev->limbs, ring->log_n, (unsigned)level,
+        (unsigned)(ring->num_moduli - K), (unsigned)E, (unsigned)dnum, (unsigned)alpha,
+        ring->num_moduli * n);
+    return _hepa_dev_status(cudaGetLastError(), "key-switch ModUp row pass + inner product");
 }

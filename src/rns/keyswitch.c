@@ -296,6 +296,38 @@ hepa_status _hepa_ks_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *
     return HEPA_OK;
 }
 
+hepa_status _hepa_ks_modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *t1,
+                                 uint64_t *ext, const uint64_t *c, uint64_t *tmp,
+                                 const hepa_ksk *key) {
+    const hepa_ring *r = ks->ring;
+    if (on_device(r) && r->log_n >= 13) {
+        /* every NTT pass of ModUp but the last, then the last fused with the inner product */
+        const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l), a = ks->alpha;
+        const uint32_t *map = ks->dmaps + ks->up_map[l];
+        const size_t cnt = ks->up_map_len[l];
+        hepa_status s = _hepa_dev_ntt_inverse(r, l, tmp, c);
+        if (s != HEPA_OK) return s;
+        if (ks->daux) { /* one-limb digits: the conversion rides in the first pass */
+            s = _hepa_dev_ntt_modup_cols(r, cnt, ext, tmp, map, ks->daux + 3 * ks->up_map[l]);
+        } else { /* convert (the digits' own limbs are not copied: the fused pass reads c) */
+            hepa_conv_job jobs[HEPA_CONV_MAX_JOBS];
+            for (size_t j = 0; j < dn; ++j) {
+                jobs[j].tab = ks->dtabs + ks->up_tab[l * ks->dmax + j];
+                jobs[j].in = tmp + j * a * n;
+                jobs[j].out = ext + j * E * n;
+                jobs[j].copy_in = NULL;
+                jobs[j].copy_at = 0;
+            }
+            if ((s = _hepa_dev_conv(r, jobs, dn, a, 1)) == HEPA_OK)
+                s = _hepa_dev_ntt_modup_cols(r, cnt, ext, NULL, map, NULL);
+        }
+        if (s != HEPA_OK) return s;
+        return _hepa_dev_ks_rows_inner(r, l, ks->K, a, dn, t0, t1, ext, c, key->data);
+    }
+    hepa_status s = _hepa_ks_modup(ks, l, ext, c, tmp);
+    return s != HEPA_OK ? s : _hepa_ks_inner(ks, l, t0, t1, ext, key);
+}
+
 hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                              uint64_t *t0, uint64_t *t1, uint64_t *tmp) {
     const hepa_ring *r = ks->ring;
@@ -352,8 +384,7 @@ hepa_status hepa_keyswitch(const hepa_ks *ks, hepa_poly *out0, hepa_poly *out1,
     }
     if (s != HEPA_OK) return s;
     uint64_t *ext = buf, *t0 = ext + dn * E * n, *t1 = t0 + E * n, *tmp = t1 + E * n;
-    if ((s = _hepa_ks_modup(ks, l, ext, c->data, tmp)) == HEPA_OK &&
-        (s = _hepa_ks_inner(ks, l, t0, t1, ext, key)) == HEPA_OK)
+    if ((s = _hepa_ks_modup_inner(ks, l, t0, t1, ext, c->data, tmp, key)) == HEPA_OK)
         s = _hepa_ks_moddown(ks, l, out0->data, out1->data, t0, t1, tmp);
     if (on_device(r))
         _hepa_dev_free(r, buf);

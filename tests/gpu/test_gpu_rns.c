@@ -236,6 +236,9 @@ Test(gpu_rns, keyswitch_small) {
     check_keyswitch(8192, 6, 1, 0, 40);
     /* digits of 3 limbs, 7 = 3 + 3 + 1: a one-limb last digit among longer ones */
     check_keyswitch(8192, 7, 3, 0, 40);
+    /* from n = 2^13 (the two n = 8192 cases above, and those below) ModUp's last NTT pass and
+     * the inner product run as one kernel (_hepa_dev_ks_rows_inner); 62-bit Q primes: */
+    check_keyswitch(8192, 5, 2, 0, 62);
 }
 
 Test(gpu_rns, keyswitch_issue_shapes) {
