@@ -128,6 +128,18 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
                                     const uint64_t *ext, const uint64_t *c, const uint64_t *key);
 
+/* Key switching's ModDown after its inverse NTT of P and, for K > 1, its conversion (n >= 2^13;
+ * HEPA_ERR_UNSUPPORTED below): out_k[i] = (t_k[i] - NTT_i(y_k))·s_i for i < level, k = 0, 1, in
+ * one forward NTT of the pair whose last pass subtracts and scales (scale_aux: the rescale's
+ * layout, s_i and its Shoup companion at [2 + 3i], [3 + 3i]). y_k: level limbs (the conversion,
+ * coefficient domain); or, with conv_aux, the one coefficient-domain P limb, converted exactly to
+ * each q_i as the first pass loads (conv_aux[3i ..] = 0, P mod q_i, 1/P as double bits, as for
+ * _hepa_dev_ntt_modup1). out_k is the scratch between the passes: it must not overlap t_k or y_k. */
+hepa_status _hepa_dev_ntt_moddown(const struct hepa_ring *ring, size_t level, uint64_t *out0,
+                                  uint64_t *out1, const uint64_t *t0, const uint64_t *t1,
+                                  const uint64_t *y0, const uint64_t *y1, const uint64_t *conv_aux,
+                                  const uint64_t *scale_aux);
+
 typedef enum { HEPA_EW_ADD, HEPA_EW_SUB, HEPA_EW_NEG, HEPA_EW_MUL, HEPA_EW_MUL_SCALAR } hepa_ew_op;
 /* Element-wise op over level·n words: out = a op b. NEG ignores b. MUL_SCALAR ignores b and
  * multiplies limb i by host_scalars[i] (a host array of level residues, passed to the kernel by

@@ -582,7 +582,8 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
                     const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
                     unsigned logn, unsigned tile_stride, unsigned seg_bits, unsigned seg_stride,
                     uint64_t *out_b, const uint64_t *in_b, unsigned level,
-                    const uint32_t *__restrict__ map, const uint64_t *__restrict__ aux) {
+                    const uint32_t *__restrict__ map, const uint64_t *__restrict__ aux,
+                    const uint64_t *in2_b) {
     extern __shared__ uint64_t smem_dyn[];
     constexpr int TPT = 1 << (GB + CB - 3); // threads per tile
     constexpr int C = 1 << CB;
@@ -609,6 +610,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
             limb -= (int)level;
             out = out_b;
             in = in_b;
+            if (in2_b) in2 = in2_b;
         }
         dlimb = (size_t)limb;
     }
@@ -660,7 +662,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
             // computed with the same double operations as hepa_conv_frac_add / _round, then
             // x mod q (one Barrett step: x < q_s < 2^62) minus u·(q_s mod q). The GPU key-switch
             // tests check it bit-exact against the host's generic conversion.
-            const uint64_t *ax = aux + 3 * (size_t)blockIdx.y;
+            const uint64_t *ax = aux + 3 * (size_t)(map ? blockIdx.y : (unsigned)limb);
             uint64_t x = in[ax[0] * n + (gx - off)]; // [0, q_s)
             const double f = __dadd_rn(0.0, __dmul_rn((double)x, __longlong_as_double((long long)ax[2])));
             const uint64_t u = (uint64_t)(f + 0.5);
@@ -877,7 +879,7 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                         const hepa_ring *ring, size_t level, unsigned tile_stride, size_t tiles,
                         cudaStream_t st, uint64_t *out_b, const uint64_t *in_b,
                         const uint32_t *map, unsigned seg_bits = 31, unsigned seg_stride = 0,
-                        const uint64_t *aux = nullptr) {
+                        const uint64_t *aux = nullptr, const uint64_t *in2_b = nullptr) {
     constexpr int TPT = 1 << (GB + CB - 3);
     // an exchange area for every tile but column tiles without warp bits (they never exchange)
     constexpr bool lane_smem = INV ? HEPA_NTT_LANE_SMEM_INV : HEPA_NTT_LANE_SMEM_FWD;
@@ -893,7 +895,7 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     dim3 grid((unsigned)(tiles / TILES), (unsigned)(out_b ? 2 * level : level));
     kern<<<grid, TILES * TPT, smem, st>>>(out, in, in2, ring->dev->tables, ring->dev->limbs,
                                           ring->log_n, tile_stride, seg_bits, seg_stride, out_b,
-                                          in_b, (unsigned)level, map, aux);
+                                          in_b, (unsigned)level, map, aux, in2_b);
     return cudaGetLastError();
 }
 
@@ -907,22 +909,30 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
 //   FX_ENCODE (n >= 2^10 only): every limb's input is m mod q, m = the n coefficients in `in`
 //     (int64 or CKKS_BIG) and aux (the doubles where CKKS_BIG);
 //   FX_MODUP1 (n >= 2^10 only, with a map): map entry y's input is the conversion of limb
-//     aux[3y] of `in` (coefficient domain) to its modulus (XF 4 of ntt_tile_kernel).
-enum { FX_NONE, FX_RESCALE, FX_ENCODE, FX_MODUP1 };
+//     aux[3y] of `in` (coefficient domain) to its modulus (XF 4 of ntt_tile_kernel);
+//   FX_MODDOWN (n >= 2^13 only): key switching's ModDown for a pair, out = (in2 - NTT(in))·s
+//     and out_b = (in2_b - NTT(in_b))·s, s per limb from aux2 (XF 2, the rescale's layout), in
+//     place in out / out_b between the passes; FX_MODDOWN1: the same where in / in_b are one
+//     coefficient-domain limb each (K = 1), converted to each modulus as the first pass loads
+//     (XF 4 without a map: aux[3i ..] for limb i).
+enum { FX_NONE, FX_RESCALE, FX_ENCODE, FX_MODUP1, FX_MODDOWN, FX_MODDOWN1 };
 template <bool INV, bool FUSED, int FX = FX_NONE>
 cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
                     const uint64_t *in2, uint64_t *out_b = nullptr,
                     const uint64_t *in_b = nullptr, const uint32_t *map = nullptr,
                     uint64_t *fin = nullptr, const uint64_t *aux = nullptr,
-                    bool cols_only = false) {
+                    bool cols_only = false, const uint64_t *aux2 = nullptr,
+                    const uint64_t *in2_b = nullptr) {
     static_assert(FX == FX_NONE || (!INV && !FUSED), "the fusions are forward transforms");
     if (cols_only && (INV || ring->log_n < 13)) return cudaErrorInvalidValue;
     constexpr bool RESC = FX == FX_RESCALE;
+    constexpr bool MDOWN = FX == FX_MODDOWN || FX == FX_MODDOWN1;
+    const uint64_t *auxl = MDOWN ? aux2 : aux; // the last pass's constants
     cudaStream_t st = (cudaStream_t)ring->dev->stream;
     const int logn = (int)ring->log_n;
     const size_t n = ring->n;
     const unsigned nn = (unsigned)n;
-    if constexpr (RESC) {
+    if constexpr (RESC || MDOWN) {
         if (logn < 13) return cudaErrorInvalidValue;
     } else if ((FX == FX_ENCODE || FX == FX_MODUP1) && logn < 10) {
         return cudaErrorInvalidValue;
@@ -936,9 +946,9 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
         return cudaGetLastError();
     }
     // XF1 / XF2: the fusions of the first / last forward pass (none otherwise)
-    constexpr int XF1 = RESC ? 1 : FX == FX_ENCODE ? 3 : FX == FX_MODUP1 ? 4 : 0;
-    constexpr int XF2 = RESC ? 2 : 0;
-    if constexpr (!RESC) switch (logn) {
+    constexpr int XF1 = RESC ? 1 : FX == FX_ENCODE ? 3 : FX == FX_MODUP1 || FX == FX_MODDOWN1 ? 4 : 0;
+    constexpr int XF2 = RESC || MDOWN ? 2 : 0;
+    if constexpr (!RESC && !MDOWN) switch (logn) {
     case 10:
         return launch_tile<10, 0, 0, 1, INV, FUSED, true, false, XF1>(
             out, in, in2, ring, level, nn, 1, st, out_b, in_b, map, 31, 0, aux);
@@ -962,9 +972,11 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
 #define ROWS(DST, FUS, IN, IN2, LAST, INB, XF)                                                 \
     (logn >= HEPA_NTT_STAGE_MIN_LOGN                                                           \
          ? launch_tile<8, 0, 0, 4, INV, FUS, LAST, true, XF>(DST, IN, IN2, ring, level, 256, rows, \
-                                                             st, out_b, INB, map, 31, 0, aux)  \
+                                                             st, out_b, INB, map, 31, 0, auxl, \
+                                                             in2_b)                            \
          : launch_tile<8, 0, 0, 4, INV, FUS, LAST, false, XF>(DST, IN, IN2, ring, level, 256,     \
-                                                              rows, st, out_b, INB, map, 31, 0, aux))
+                                                              rows, st, out_b, INB, map, 31, 0, auxl, \
+                                                              in2_b))
     // three passes, n = 2^18 .. 2^20 (T, M) = (5, 5), (6, 5), (6, 6)
 #define TOP(GBT, M, IN, LAST, INB, XF)                                                         \
     launch_tile<GBT, 3, 8 + M, 1, INV, false, LAST, false, XF>(                                \
@@ -993,7 +1005,7 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
             break;
         }
         if (e != cudaSuccess || cols_only) return e;
-        return ROWS(RESC ? fin : out, false, out, RESC ? in2 : nullptr, true, out_b, XF2);
+        return ROWS(RESC ? fin : out, false, out, RESC || MDOWN ? in2 : nullptr, true, out_b, XF2);
     } else {
         e = ROWS(out, FUSED, in, in2, false, nullptr, 0); // rows first (low bits), then columns
         if (e != cudaSuccess) return e;
@@ -1124,4 +1136,21 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
         (unsigned)(ring->num_moduli - K), (unsigned)E, (unsigned)dnum, (unsigned)alpha,
         ring->num_moduli * n);
     return _hepa_dev_status(cudaGetLastError(), "key-switch ModUp row pass + inner product");
+}
+
+// Key switching's ModDown NTT (see device/internal.h): forward NTT of the pair (y0, y1) with the
+// subtract-and-scale in its last pass and, for K = 1 (conv_aux), the conversion from P in its
+// first.
+extern "C" hepa_status _hepa_dev_ntt_moddown(const hepa_ring *ring, size_t level, uint64_t *out0,
+                                             uint64_t *out1, const uint64_t *t0,
+                                             const uint64_t *t1, const uint64_t *y0,
+                                             const uint64_t *y1, const uint64_t *conv_aux,
+                                             const uint64_t *scale_aux) {
+    if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
+    const cudaError_t e =
+        conv_aux ? run_ntt<false, false, FX_MODDOWN1>(ring, level, out0, y0, t0, out1, y1, nullptr,
+                                                      nullptr, conv_aux, false, scale_aux, t1)
+                 : run_ntt<false, false, FX_MODDOWN>(ring, level, out0, y0, t0, out1, y1, nullptr,
+                                                     nullptr, nullptr, false, scale_aux, t1);
+    return _hepa_dev_status(e, "ModDown NTT");
 }

@@ -28,6 +28,10 @@ struct hepa_ks {
      * 1/q_src as double bits), read from the digit's conversion table, so the NTT's first pass
      * can do the conversion as it loads (_hepa_dev_ks_modup1); 3·maps_len words, else NULL */
     uint64_t *aux, *daux;
+    /* CUDA backend: ModDown's constants for _hepa_dev_ntt_moddown, 1 + 3L words (P^(-1) mod q_i
+     * and its Shoup companion at 2 + 3i, 3 + 3i) then, when K = 1, 3L words (0, P mod q_i, 1/P
+     * as double bits, from the conversion table) */
+    uint64_t *ddown;
 };
 
 struct hepa_ksk {
@@ -46,6 +50,7 @@ void hepa_ks_destroy(hepa_ks *ks) {
     if (ks->dtabs) _hepa_dev_free(ks->ring, ks->dtabs);
     if (ks->dmaps) _hepa_dev_free(ks->ring, ks->dmaps);
     if (ks->daux) _hepa_dev_free(ks->ring, ks->daux);
+    if (ks->ddown) _hepa_dev_free(ks->ring, ks->ddown);
     free(ks->aux);
     free(ks->up_tab), free(ks->down_tab), free(ks->up_map), free(ks->up_map_len);
     free(ks->p_map), free(ks->tabs), free(ks->maps);
@@ -150,11 +155,33 @@ hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring, size_t num_spec
             (s = _hepa_dev_copy(ring, ks->dtabs, ks->tabs, tb, 0)) != HEPA_OK ||
             (s = _hepa_dev_copy(ring, ks->dmaps, ks->maps, mb, 0)) != HEPA_OK ||
             (fused_up && (s = _hepa_dev_alloc(ring, (void **)&ks->daux, ab)) != HEPA_OK) ||
-            (fused_up && (s = _hepa_dev_copy(ring, ks->daux, ks->aux, ab, 0)) != HEPA_OK) ||
-            (s = _hepa_dev_sync(ring)) != HEPA_OK) {
+            (fused_up && (s = _hepa_dev_copy(ring, ks->daux, ks->aux, ab, 0)) != HEPA_OK)) {
             hepa_ks_destroy(ks);
             return s;
         }
+        const size_t dw = 1 + 3 * L + (num_special == 1 ? 3 * L : 0);
+        uint64_t *down = calloc(dw, sizeof *down);
+        if (!down) {
+            hepa_ks_destroy(ks);
+            return HEPA_ERR_OUT_OF_MEMORY;
+        }
+        const uint64_t *dt = ks->tabs + ks->down_tab[L]; /* layout: conv_core.h */
+        for (size_t i = 0; i < L; ++i) {
+            down[2 + 3 * i] = ks->pinv[i];
+            down[3 + 3 * i] = ks->pinv_sh[i];
+            if (num_special == 1) {
+                down[1 + 3 * L + 3 * i + 1] = dt[4 + 4 + 5 * i + 4]; /* P mod q_i */
+                down[1 + 3 * L + 3 * i + 2] = dt[4 + 3];             /* 1/P */
+            }
+        }
+        if ((s = _hepa_dev_alloc(ring, (void **)&ks->ddown, dw * sizeof *down)) != HEPA_OK ||
+            (s = _hepa_dev_copy(ring, ks->ddown, down, dw * sizeof *down, 0)) != HEPA_OK ||
+            (s = _hepa_dev_sync(ring)) != HEPA_OK) {
+            free(down);
+            hepa_ks_destroy(ks);
+            return s;
+        }
+        free(down);
     }
     *out = ks;
     return HEPA_OK;
@@ -342,6 +369,16 @@ hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64
         const uint64_t *tab = ks->dtabs + ks->down_tab[l];
         const hepa_conv_job jobs[2] = {{tab, t0 + l * n, tmp, NULL, 0},
                                        {tab, t1 + l * n, tmp + l * n, NULL, 0}};
+        /* fused: the subtract-and-scale in the NTT's last pass and, for K = 1, the conversion
+         * in its first (the outputs hold the pass in between, so they must not be t0, t1) */
+        if (r->log_n >= 13 && out0 != t0 && out1 != t1) {
+            if (K == 1)
+                return _hepa_dev_ntt_moddown(r, l, out0, out1, t0, t1, t0 + l * n, t1 + l * n,
+                                             ks->ddown + 1 + 3 * ks->L, ks->ddown);
+            if ((s = _hepa_dev_conv(r, jobs, 2, K, 1)) != HEPA_OK) return s;
+            return _hepa_dev_ntt_moddown(r, l, out0, out1, t0, t1, tmp, tmp + l * n, NULL,
+                                         ks->ddown);
+        }
         if ((s = _hepa_dev_conv(r, jobs, 2, K, 1)) != HEPA_OK ||
             (s = _hepa_dev_ntt_forward2(r, l, tmp, tmp, tmp + l * n, tmp + l * n)) != HEPA_OK)
             return s;
