@@ -570,9 +570,12 @@ __device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *
 //   3 (CKKS encode, _hepa_dev_ntt_encode): the first pass loads m mod q_limb from the n
 //     coefficients `in` (int64, or CKKS_BIG: then the double aux[k]), the same for every limb,
 //     so the rounded plaintext is never written limb by limb;
-//   4 (key switching's ModUp with one-limb digits, _hepa_dev_ntt_modup1, map mode): the first
-//     pass loads the exact conversion of the digit's coefficient-domain limb to this limb's
-//     modulus; aux[3·y ..] = (source limb, q_src mod q, 1/q_src as double bits), y = map entry.
+//   4 (key switching's ModUp with one-limb digits, _hepa_dev_ntt_modup1, map mode; and ModDown
+//     with one special prime, _hepa_dev_ntt_moddown, without a map): the first pass loads the
+//     exact conversion of one coefficient-domain limb to this limb's modulus; aux[3·y ..] =
+//     (source limb, q_src mod q, 1/q_src as double bits), y = map entry, or the limb without a
+//     map. (XF 2 also serves ModDown: aux then holds P^(-1) mod q_i, and a pair swaps in2 for
+//     in2_b.)
 // At least 1024 resident threads per SM (a cap of 64 registers per thread): without it the
 // compiler gave the 512-thread column kernel of n = 2^17 72 registers, one block per SM, and
 // the forward NTT at n = 2^17, L = 64 went from 203 to 225 µs on an H100.
