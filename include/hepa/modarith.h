@@ -62,6 +62,14 @@ HEPA_HD void hepa_mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo) {
 #endif
 }
 
+/* (hi, lo) += a*b, a 128-bit multiply-accumulate (the caller keeps the sum below 2^128). */
+HEPA_HD void hepa_mac64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo) {
+    uint64_t ph, pl;
+    hepa_mul64(a, b, &ph, &pl);
+    *lo += pl;
+    *hi += ph + (*lo < pl);
+}
+
 /* The Barrett constant floor(2^128/q) for odd q >= 3 (below 2^64; the library uses q < 2^62).
  * 2^128 = (2^64 / q) * 2^64 computed by long division in two 64-bit steps. */
 HEPA_HD hepa_modulus hepa_modulus_make(uint64_t q) {

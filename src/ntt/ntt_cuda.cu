@@ -851,13 +851,8 @@ __global__ void __launch_bounds__(128, 3)
 #pragma unroll
         for (int k = 0; k < 8; ++k) {
             const unsigned x = fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k);
-            uint64_t ph, pl;
-            hepa_mul64(v[k], kb[x], &ph, &pl);
-            lo0[k] += pl;
-            hi0[k] += ph + (lo0[k] < pl);
-            hepa_mul64(v[k], ka[x], &ph, &pl);
-            lo1[k] += pl;
-            hi1[k] += ph + (lo1[k] < pl);
+            hepa_mac64(v[k], kb[x], &hi0[k], &lo0[k]);
+            hepa_mac64(v[k], ka[x], &hi1[k], &lo1[k]);
         }
         if ((j & 15) == 15 || j + 1 == dnum) {
 #pragma unroll

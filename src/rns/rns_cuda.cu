@@ -175,13 +175,8 @@ __global__ void ks_inner_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *ext,
         const uint64_t vv[2] = {v.x, v.y}, bb[2] = {b.x, b.y}, aa[2] = {a.x, a.y};
 #pragma unroll
         for (int s = 0; s < 2; ++s) {
-            uint64_t ph, pl;
-            hepa_mul64(vv[s], bb[s], &ph, &pl);
-            l0[s] += pl;
-            h0[s] += ph + (l0[s] < pl);
-            hepa_mul64(vv[s], aa[s], &ph, &pl);
-            l1[s] += pl;
-            h1[s] += ph + (l1[s] < pl);
+            hepa_mac64(vv[s], bb[s], &h0[s], &l0[s]);
+            hepa_mac64(vv[s], aa[s], &h1[s], &l1[s]);
             if ((j & 15) == 15) {
                 l0[s] = hepa_mod_reduce128(h0[s], l0[s], &m), h0[s] = 0;
                 l1[s] = hepa_mod_reduce128(h1[s], l1[s], &m), h1[s] = 0;
