@@ -366,6 +366,19 @@ struct Ctx {
     uint64_t q;
     uint64_t n_inv, n_inv_shoup, n_inv_w, n_inv_w_shoup;
 };
+// The context of limb `limb` (modulus index: its tables at tables + 4·n·limb) for a direction.
+__device__ __forceinline__ Ctx ctx_of(const hepa_dev_limb &lc, const uint64_t *tables, size_t n,
+                                      int limb, bool inv) {
+    Ctx c;
+    c.tw = reinterpret_cast<const ulonglong2 *>(tables + 4 * n * (size_t)limb + (inv ? 2 * n : 0));
+    c.tws = nullptr;
+    c.q = lc.q;
+    c.n_inv = lc.n_inv;
+    c.n_inv_shoup = lc.n_inv_shoup;
+    c.n_inv_w = lc.n_inv_w;
+    c.n_inv_w_shoup = lc.n_inv_w_shoup;
+    return c;
+}
 
 // Swap slot bit I with lane bit CB + J (see the file comment): after the call slot bit I holds
 // the e-bit the lane held and vice versa.
@@ -628,14 +641,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     const hepa_dev_limb lc = limbs[limb];
     const size_t off = dlimb * n;
 
-    Ctx c;
-    c.tw = reinterpret_cast<const ulonglong2 *>(tables + 4 * n * (size_t)limb + (INV ? 2 * n : 0));
-    c.tws = nullptr;
-    c.q = lc.q;
-    c.n_inv = lc.n_inv;
-    c.n_inv_shoup = lc.n_inv_shoup;
-    c.n_inv_w = lc.n_inv_w;
-    c.n_inv_w_shoup = lc.n_inv_w_shoup;
+    Ctx c = ctx_of(lc, tables, n, limb, INV);
 
     // load with the load mapping (see load_map)
     constexpr Map lm = LoadMap<GB, CB, INV>::value;
@@ -797,13 +803,7 @@ __global__ void __launch_bounds__(128, 3)
     uint64_t *kbuf = smem_dyn + 4 * 256 + 4 * 512 + 4 * 256 + (size_t)tl * 1024; // key rows b, a
     const hepa_dev_limb lc = limbs[mi];
     const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
-    Ctx c;
-    c.tw = reinterpret_cast<const ulonglong2 *>(tables + 4 * n * (size_t)mi);
-    c.q = lc.q;
-    c.n_inv = lc.n_inv;
-    c.n_inv_shoup = lc.n_inv_shoup;
-    c.n_inv_w = lc.n_inv_w;
-    c.n_inv_w_shoup = lc.n_inv_w_shoup;
+    Ctx c = ctx_of(lc, tables, n, mi, false);
     const unsigned own = e < l ? e / alpha : ~0u; // the digit whose own limb e is
     // digit j's data row and key rows into dbuf and key buffer j mod 2 (16 bytes per copy)
     auto issue = [&](unsigned j) {

@@ -265,30 +265,41 @@ hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *
 
 /* ---- the three steps ------------------------------------------------------------------------ */
 
+/* ModUp on the device: the inverse NTT of c, then every digit's other limbs converted and
+ * forward transformed. whole = 0 (n >= 2^13 only): the NTTs stop before their last pass and the
+ * digits' own limbs are not copied; _hepa_dev_ks_rows_inner does both in its fused pass. */
+static hepa_status dev_modup(const hepa_ks *ks, size_t l, uint64_t *ext, const uint64_t *c,
+                             uint64_t *tmp, int whole) {
+    const hepa_ring *r = ks->ring;
+    const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l), a = ks->alpha;
+    const uint32_t *map = ks->dmaps + ks->up_map[l];
+    const size_t cnt = ks->up_map_len[l];
+    hepa_status s = _hepa_dev_ntt_inverse(r, l, tmp, c);
+    if (s != HEPA_OK) return s;
+    if (ks->daux) { /* one-limb digits: the conversion rides in the NTT's first pass */
+        const uint64_t *aux = ks->daux + 3 * ks->up_map[l];
+        s = whole ? _hepa_dev_ks_modup1(r, l, E, ext, c, tmp, map, cnt, aux)
+                  : _hepa_dev_ntt_modup_cols(r, cnt, ext, tmp, map, aux);
+        if (s != HEPA_ERR_UNSUPPORTED) return s; /* n < 2^10: the path below */
+    }
+    hepa_conv_job jobs[HEPA_CONV_MAX_JOBS];
+    for (size_t j = 0; j < dn; ++j) {
+        jobs[j].tab = ks->dtabs + ks->up_tab[l * ks->dmax + j];
+        jobs[j].in = tmp + j * a * n;
+        jobs[j].out = ext + j * E * n;
+        jobs[j].copy_in = whole ? c + j * a * n : NULL;
+        jobs[j].copy_at = j * a;
+    }
+    if ((s = _hepa_dev_conv(r, jobs, dn, a, 1)) != HEPA_OK) return s;
+    return whole ? _hepa_dev_ntt_map(r, 0, ext, ext, map, cnt)
+                 : _hepa_dev_ntt_modup_cols(r, cnt, ext, NULL, map, NULL);
+}
+
 hepa_status _hepa_ks_modup(const hepa_ks *ks, size_t l, uint64_t *ext, const uint64_t *c,
                            uint64_t *tmp) {
     const hepa_ring *r = ks->ring;
     const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l), a = ks->alpha;
-    if (on_device(r)) {
-        hepa_status s = _hepa_dev_ntt_inverse(r, l, tmp, c);
-        if (s != HEPA_OK) return s;
-        if (ks->daux) { /* one-limb digits: the conversion rides in the NTT's first pass */
-            s = _hepa_dev_ks_modup1(r, l, E, ext, c, tmp, ks->dmaps + ks->up_map[l],
-                                    ks->up_map_len[l], ks->daux + 3 * ks->up_map[l]);
-            if (s != HEPA_ERR_UNSUPPORTED) return s; /* n < 2^10: the path below */
-        }
-        hepa_conv_job jobs[HEPA_CONV_MAX_JOBS];
-        for (size_t j = 0; j < dn; ++j) {
-            jobs[j].tab = ks->dtabs + ks->up_tab[l * ks->dmax + j];
-            jobs[j].in = tmp + j * a * n;
-            jobs[j].out = ext + j * E * n;
-            jobs[j].copy_in = c + j * a * n;
-            jobs[j].copy_at = j * a;
-        }
-        s = _hepa_dev_conv(r, jobs, dn, a, 1);
-        if (s != HEPA_OK) return s;
-        return _hepa_dev_ntt_map(r, 0, ext, ext, ks->dmaps + ks->up_map[l], ks->up_map_len[l]);
-    }
+    if (on_device(r)) return dev_modup(ks, l, ext, c, tmp, 1);
     memcpy(tmp, c, l * n * sizeof *tmp);
     _hepa_host_ntt_inverse(r, l, tmp);
     for (size_t j = 0; j < dn; ++j) {
@@ -329,27 +340,10 @@ hepa_status _hepa_ks_modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint
     const hepa_ring *r = ks->ring;
     if (on_device(r) && r->log_n >= 13) {
         /* every NTT pass of ModUp but the last, then the last fused with the inner product */
-        const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l), a = ks->alpha;
-        const uint32_t *map = ks->dmaps + ks->up_map[l];
-        const size_t cnt = ks->up_map_len[l];
-        hepa_status s = _hepa_dev_ntt_inverse(r, l, tmp, c);
+        const hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
         if (s != HEPA_OK) return s;
-        if (ks->daux) { /* one-limb digits: the conversion rides in the first pass */
-            s = _hepa_dev_ntt_modup_cols(r, cnt, ext, tmp, map, ks->daux + 3 * ks->up_map[l]);
-        } else { /* convert (the digits' own limbs are not copied: the fused pass reads c) */
-            hepa_conv_job jobs[HEPA_CONV_MAX_JOBS];
-            for (size_t j = 0; j < dn; ++j) {
-                jobs[j].tab = ks->dtabs + ks->up_tab[l * ks->dmax + j];
-                jobs[j].in = tmp + j * a * n;
-                jobs[j].out = ext + j * E * n;
-                jobs[j].copy_in = NULL;
-                jobs[j].copy_at = 0;
-            }
-            if ((s = _hepa_dev_conv(r, jobs, dn, a, 1)) == HEPA_OK)
-                s = _hepa_dev_ntt_modup_cols(r, cnt, ext, NULL, map, NULL);
-        }
-        if (s != HEPA_OK) return s;
-        return _hepa_dev_ks_rows_inner(r, l, ks->K, a, dn, t0, t1, ext, c, key->data);
+        return _hepa_dev_ks_rows_inner(r, l, ks->K, ks->alpha, dnum_of(ks, l), t0, t1, ext, c,
+                                       key->data);
     }
     hepa_status s = _hepa_ks_modup(ks, l, ext, c, tmp);
     return s != HEPA_OK ? s : _hepa_ks_inner(ks, l, t0, t1, ext, key);
