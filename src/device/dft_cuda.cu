@@ -382,6 +382,7 @@ __device__ void stage16_tc(typename mode_types<MODE>::T *sm, const float2 *tw_m,
 
 // ---- register-resident Stockham pass (one-pass FP64 plans, n = 2^4 ... 2^13) ------------------
 //
+// (Below with 16 values per thread; 2^8 ... 2^10 run 8 per thread and radix-8 stages, stk_vpt.)
 // Stage s of radix R (16, then one of 2^(logn mod 4) when logn is not a multiple of 4), Ns = the
 // product of the earlier radices: group j < n/R takes elements j + r·(n/R), r < R, multiplies
 // element r by w_(Ns·R)^((j mod Ns)·r), does a DFT_R and puts output k at
@@ -426,18 +427,25 @@ template <int R, bool INV, typename W> __device__ __forceinline__ void dft_r(W *
     }
 }
 
-template <int LOGN> struct stk_shape {
-    static constexpr unsigned N = 1u << LOGN, T = N / 16; // threads per vector
-    static constexpr unsigned V = T >= 256 ? 1 : 256 / T;  // vectors per block
-    static constexpr unsigned THREADS = T * V;              // 256, or 512 at n = 2^13
+// VPT values per thread (16 or 8): radix-VPT stages. Eight values take half the registers, so
+// twice the warps fit on an SM (the FP64 kernel is latency-bound: see stk_vpt).
+template <int LOGN, int VPT = 16> struct stk_shape {
+    static constexpr unsigned N = 1u << LOGN, T = N / VPT; // threads per vector
+    static constexpr unsigned V = T >= 256 ? 1 : 256 / T;   // vectors per block
+    static constexpr unsigned THREADS = T * V;               // 256, or more at large n
 };
+// Shared-memory swizzle of the radix-VPT stages: reads j + r·(n/R) are consecutive in j; writes
+// have j mod 8 in their low bits (Ns >= 8) or in bits lg(VPT) .. lg(VPT) + 2 (the first stage).
+template <int VPT> __device__ __forceinline__ unsigned stk_swv(unsigned p) {
+    return VPT == 16 ? stk_sw(p) : p ^ ((p >> 3) & 7u);
+}
 
 // One stage of radix R on the thread's groups (v[u·R + r] = input r of group t + u·T), reading
 // from shared memory (FIRST: from global), writing to shared memory (LAST: to global).
-template <int LOGN, int R, unsigned NS, bool INV, bool FIRST, bool LAST>
-__device__ __forceinline__ void stk_stage(double2 (&v)[16], double2 *sm, const double2 *src,
+template <int LOGN, int VPT, int R, unsigned NS, bool INV, bool FIRST, bool LAST>
+__device__ __forceinline__ void stk_stage(double2 (&v)[VPT], double2 *sm, const double2 *src,
                                           double2 *dst, const double2 *tw, unsigned t, bool live) {
-    constexpr unsigned N = 1u << LOGN, T = N / 16, U = 16 / R, NR = N / R;
+    constexpr unsigned N = 1u << LOGN, T = N / VPT, U = VPT / R, NR = N / R;
     if constexpr (FIRST) {
         if (live) {
 #pragma unroll
@@ -449,7 +457,7 @@ __device__ __forceinline__ void stk_stage(double2 (&v)[16], double2 *sm, const d
 #pragma unroll
         for (unsigned u = 0; u < U; ++u)
 #pragma unroll
-            for (unsigned r = 0; r < R; ++r) v[u * R + r] = sm[stk_sw(t + u * T + r * NR)];
+            for (unsigned r = 0; r < R; ++r) v[u * R + r] = sm[stk_swv<VPT>(t + u * T + r * NR)];
     }
 #pragma unroll
     for (unsigned u = 0; u < U; ++u) {
@@ -476,36 +484,38 @@ __device__ __forceinline__ void stk_stage(double2 (&v)[16], double2 *sm, const d
         for (unsigned u = 0; u < U; ++u) {
             const unsigned j = t + u * T, base = (j / NS) * NS * R + (j & (NS - 1));
 #pragma unroll
-            for (unsigned k = 0; k < R; ++k) sm[stk_sw(base + k * NS)] = v[u * R + k];
+            for (unsigned k = 0; k < R; ++k) sm[stk_swv<VPT>(base + k * NS)] = v[u * R + k];
         }
         __syncthreads();
     }
 }
 
-template <int LOGN, bool INV, int S>
-__device__ __forceinline__ void stk_stages(double2 (&v)[16], double2 *sm, const double2 *src,
+template <int LOGN, int VPT, bool INV, int S>
+__device__ __forceinline__ void stk_stages(double2 (&v)[VPT], double2 *sm, const double2 *src,
                                            double2 *dst, const double2 *tw, unsigned t, bool live) {
-    constexpr int S16 = LOGN / 4, LR = LOGN % 4, NSTAGE = S16 + (LR ? 1 : 0);
+    constexpr int LV = VPT == 16 ? 4 : 3; // log2 VPT
+    constexpr int SV = LOGN / LV, LR = LOGN % LV, NSTAGE = SV + (LR ? 1 : 0);
     if constexpr (S < NSTAGE) {
-        constexpr int R = S < S16 ? 16 : 1 << LR;
-        constexpr unsigned NS = 1u << (4 * S);
-        stk_stage<LOGN, R, NS, INV, S == 0, S == NSTAGE - 1>(v, sm, src, dst, tw, t, live);
-        stk_stages<LOGN, INV, S + 1>(v, sm, src, dst, tw, t, live);
+        constexpr int R = S < SV ? VPT : 1 << LR;
+        constexpr unsigned NS = 1u << (LV * S);
+        stk_stage<LOGN, VPT, R, NS, INV, S == 0, S == NSTAGE - 1>(v, sm, src, dst, tw, t, live);
+        stk_stages<LOGN, VPT, INV, S + 1>(v, sm, src, dst, tw, t, live);
     }
 }
 
-template <int LOGN, bool INV>
-__global__ void __launch_bounds__(stk_shape<LOGN>::THREADS)
+template <int LOGN, bool INV, int VPT>
+__global__ void __launch_bounds__(stk_shape<LOGN, VPT>::THREADS,
+                                  VPT == 8 ? 1024 / stk_shape<LOGN, VPT>::THREADS : 0)
     dft_stockham64(double2 *out, const double2 *in, const double2 *tw, unsigned long long batch) {
-    using sh = stk_shape<LOGN>;
+    using sh = stk_shape<LOGN, VPT>;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const unsigned vl = threadIdx.x / sh::T, t = threadIdx.x % sh::T;
     double2 *sm = (double2 *)smem_raw + (size_t)vl * sh::N;
     const unsigned long long vec = (unsigned long long)blockIdx.x * sh::V + vl;
     const bool live = vec < batch; // a partial last block: dead vectors still meet the barriers
     const size_t off = live ? (size_t)vec << LOGN : 0;
-    double2 v[16];
-    stk_stages<LOGN, INV, 0>(v, sm, in + off, out + off, tw, t, live);
+    double2 v[VPT];
+    stk_stages<LOGN, VPT, INV, 0>(v, sm, in + off, out + off, tw, t, live);
 }
 
 // ---- the same Stockham pass on the tensor cores (one-pass FP16X2 plans of n = 2^4 ... 2^13, FP16
@@ -1370,12 +1380,24 @@ struct stk_entry {
     size_t smem;
     unsigned cluster;       // blocks per cluster (1: a plain launch)
 };
+// Values per thread of the FP64 Stockham kernel at 2^logn. The kernel is latency-bound (ncu,
+// n = 2^13: 0.16 instructions issued per cycle and scheduler, long- and short-scoreboard stalls,
+// one 512-thread block per SM); eight values per thread (64 registers) put twice the warps on an
+// SM, at the cost of more stages (radix 8). Measured on an H100, same machine, two runs each
+// (hepa-bench --dft, FP64, µs, 16 -> 8 values per thread; cuFFT 718-724 in the same runs):
+// 2^10 733, 732 -> 728, 725; 2^11 741, 738 -> 778, 771; 2^12 and 2^13 not better either (with
+// the radix-8 kernel, another machine: 2^12 853 -> 889, 2^13 1008 -> 1158; 1024 threads, five
+// stages). bench/experiments/dft_profile.c, 2^8 / 2^9: 731, 734 / 731, 730 -> 722, 724 /
+// 727, 724; 2^6, 2^7 equal. (A cluster of two 2^12 blocks at 2^13, dft_stockham64_cluster:
+// 1199 against 1008 µs.)
+constexpr unsigned stk_vpt(int logn) { return logn >= 8 && logn <= 10 ? 8 : 16; }
 template <int L> stk_entry stk_make(hepa_dft_mode mode) {
     if constexpr (L <= 13) {
         if (mode == HEPA_DFT_FP64) {
-            using sh = stk_shape<L>;
-            return {(void *)dft_stockham64<L, false>, (void *)dft_stockham64<L, true>, sh::THREADS,
-                    sh::V, (size_t)sh::V * sh::N * sizeof(double2), 1};
+            constexpr int VPT = stk_vpt(L);
+            using sh = stk_shape<L, VPT>;
+            return {(void *)dft_stockham64<L, false, VPT>, (void *)dft_stockham64<L, true, VPT>,
+                    sh::THREADS, sh::V, (size_t)sh::V * sh::N * sizeof(double2), 1};
         }
         if (mode == HEPA_DFT_FP16X2) {
             using sh = stc_shape<HEPA_DFT_FP16X2, L>;
