@@ -3,7 +3,8 @@
 // for the library's exact Shoup butterfly (hepa_butterfly_ct_lazy) and three alternatives; each
 // alternative is first checked against hepa_mod_mul on 2^20 random inputs in [0, 4q) plus the
 // extremes. The rate bounds any NTT built from these butterflies: n = 2^16, L = 34 has
-// 2^16 * 34 * 16 / 2 = 17.8 M butterflies. Not part of the CMake build:
+// 2^16 * 34 * 16 / 2 = 17.8 M butterflies. Variant E is the 32-bit butterfly of a ring layer with
+// ~30-bit primes, timed for the same log Q (twice the limbs). Not part of the CMake build:
 //   nvcc -O3 -arch=sm_90 -std=c++17 -I include -o bfly bench/experiments/butterfly_floor.cu
 // Results: bench/results/2026-11-22-h100-ntt-arith-floor.md.
 #include <cstdio>
@@ -57,6 +58,50 @@ __device__ __forceinline__ void bf_D(uint64_t &x, uint64_t &y, uint64_t w, uint6
     r = r >= two_q ? r - two_q : r;
     x = a + r;
     y = a - r + two_q;
+}
+
+// E: 32-bit words (q < 2^30, values in [0, 4q)), exact Shoup with w' = floor(w·2^32 / q): the
+// butterfly of a ring layer with ~30-bit primes (twice the limbs for the same log Q).
+__device__ __forceinline__ void bf_E(uint32_t &x, uint32_t &y, uint32_t w, uint32_t wp, uint32_t q) {
+    const uint32_t two_q = 2 * q;
+    const uint32_t a = x >= two_q ? x - two_q : x;
+    const uint32_t t = y * w - __umulhi(y, wp) * q; // [0, 2q)
+    x = a + t;
+    y = a - t + two_q;
+}
+
+template <int V>
+__global__ void __launch_bounds__(256, 4) kern32(uint64_t *out, const uint2 *tw, uint32_t q, int reps) {
+    uint32_t v[8];
+    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int k = 0; k < 8; ++k) v[k] = (uint32_t)((t * 0x9E3779B97F4A7C15ull + k * 0x632BE59BD9B4E019ull) % q);
+    for (int r = 0; r < reps; ++r) {
+#pragma unroll
+        for (int s = 0; s < 3; ++s) {
+#pragma unroll
+            for (int k = 0; k < 8; ++k) {
+                if ((k >> s) & 1) continue;
+                const uint2 w = tw[(r * 7 + s * 4 + k) & 63];
+                bf_E(v[k], v[k | (1 << s)], w.x, w.y, q);
+            }
+        }
+    }
+    uint64_t acc = 0;
+    for (int k = 0; k < 8; ++k) acc ^= v[k];
+    out[t] = acc;
+}
+
+__global__ void check32(unsigned *bad, const uint64_t *xs, const uint2 *tw, uint32_t q, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    uint32_t x = (uint32_t)(xs[2 * i] % (4 * (uint64_t)q)), y = (uint32_t)(xs[2 * i + 1] % (4 * (uint64_t)q));
+    if (i < 4) { x = 4 * q - 1; y = 4 * q - 1 - i; }
+    const uint2 w = tw[i & 63];
+    uint32_t x1 = x, y1 = y;
+    bf_E(x1, y1, w.x, w.y, q);
+    const uint64_t t = (uint64_t)(y % q) * w.x % q, xm = x % q;
+    const uint64_t ex = (xm + t) % q, ey = (xm + q - t) % q;
+    if (x1 >= 4 * q || y1 >= 4 * q || x1 % q != ex || y1 % q != ey) atomicAdd(bad, 1u);
 }
 
 template <int V>
@@ -160,6 +205,43 @@ int main() {
         const double rate = bf / (best * 1e-3); // butterflies per second
         printf("%-22s %8.3f ms  %7.2f Gbfly/s  -> n=2^16 L=34 NTT (17.8M bfly): %.1f us\n", names[v],
                best, rate / 1e9, 17825792.0 / rate * 1e6);
+    }
+    {
+        // E: 32-bit words, q = 2^30 - 35 (not prime; arithmetic only); twice the butterflies of
+        // the 62-bit NTT for the same log Q (68 limbs of 30 bits for 34 of 60)
+        const uint32_t q32 = (1u << 30) - 35;
+        uint2 h32[64];
+        for (int i = 0; i < 64; ++i) {
+            const uint32_t w = (uint32_t)((0x5DEECE66Dull * (i + 1) * 0x9E3779B97F4A7C15ull) % q32);
+            h32[i] = make_uint2(w, (uint32_t)(((uint64_t)w << 32) / q32));
+        }
+        uint2 *tw32;
+        cudaMalloc(&tw32, sizeof h32);
+        cudaMemcpy(tw32, h32, sizeof h32, cudaMemcpyHostToDevice);
+        const int n = 1 << 20;
+        uint64_t *hx = new uint64_t[2 * n], *dx;
+        uint64_t st = 88172645463325252ull;
+        for (int i = 0; i < 2 * n; ++i) { st ^= st << 13; st ^= st >> 7; st ^= st << 17; hx[i] = st; }
+        unsigned *bad, hb;
+        cudaMalloc(&dx, 16 * (size_t)n); cudaMalloc(&bad, 4);
+        cudaMemcpy(dx, hx, 16 * (size_t)n, cudaMemcpyHostToDevice);
+        cudaMemset(bad, 0, 4);
+        check32<<<n / 256, 256>>>(bad, dx, tw32, q32, n);
+        cudaMemcpy(&hb, bad, 4, cudaMemcpyDeviceToHost);
+        printf("check variant E: %u bad of %d\n", hb, n);
+        float best = 1e9;
+        for (int it = 0; it < 5; ++it) {
+            cudaEventRecord(e0);
+            kern32<0><<<blocks, threads>>>(out, tw32, q32, reps);
+            cudaEventRecord(e1);
+            cudaEventSynchronize(e1);
+            float ms;
+            cudaEventElapsedTime(&ms, e0, e1);
+            if (ms < best) best = ms;
+        }
+        const double rate = (double)blocks * threads * reps * 12 / (best * 1e-3);
+        printf("%-22s %8.3f ms  %7.2f Gbfly/s  -> n=2^16 L=68 (30-bit) NTT (35.7M bfly): %.1f us\n",
+               "E 32-bit exact Shoup", best, rate / 1e9, 2 * 17825792.0 / rate * 1e6);
     }
     printf("%s\n", cudaGetErrorString(cudaGetLastError()));
     return 0;
