@@ -309,7 +309,11 @@ HD void fft_input(const F &f, const uint64_t *x, const FftLevel &L, uint64_t *sm
 }
 
 // The second half: thread t computes one output X_s' of one group from shared memory and
-// writes it.
+// writes it. The level kernel is bound by the ALU pipe (ncu, P3 N = 2^20: 71% busy, FMA pipe
+// 47%; bench/results/2026-11-22-h100-p3-fft-level-profile.md). Dropped there: the column sums
+// as two 64-bit sums of 32-bit halves, two terms per 3-input add (P3 FFT 720 -> 738 µs), and
+// the high halves as IMAD.WIDE by a run-time 1 to load the FMA pipe (788 µs: ptxas split the
+// chains into products and IADD3 trees).
 template <int KD, unsigned ST, class F>
 HD void fft_output(const F &f, uint64_t *y, const FftLevel &L, const uint64_t *sm, size_t block,
                    unsigned t) {
