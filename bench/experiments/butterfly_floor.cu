@@ -70,27 +70,6 @@ __device__ __forceinline__ void bf_E(uint32_t &x, uint32_t &y, uint32_t w, uint3
     y = a - t + two_q;
 }
 
-template <int V>
-__global__ void __launch_bounds__(256, 4) kern32(uint64_t *out, const uint2 *tw, uint32_t q, int reps) {
-    uint32_t v[8];
-    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-    for (int k = 0; k < 8; ++k) v[k] = (uint32_t)((t * 0x9E3779B97F4A7C15ull + k * 0x632BE59BD9B4E019ull) % q);
-    for (int r = 0; r < reps; ++r) {
-#pragma unroll
-        for (int s = 0; s < 3; ++s) {
-#pragma unroll
-            for (int k = 0; k < 8; ++k) {
-                if ((k >> s) & 1) continue;
-                const uint2 w = tw[(r * 7 + s * 4 + k) & 63];
-                bf_E(v[k], v[k | (1 << s)], w.x, w.y, q);
-            }
-        }
-    }
-    uint64_t acc = 0;
-    for (int k = 0; k < 8; ++k) acc ^= v[k];
-    out[t] = acc;
-}
-
 __global__ void check32(unsigned *bad, const uint64_t *xs, const uint2 *tw, uint32_t q, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -104,22 +83,26 @@ __global__ void check32(unsigned *bad, const uint64_t *xs, const uint2 *tw, uint
     if (x1 >= 4 * q || y1 >= 4 * q || x1 % q != ex || y1 % q != ey) atomicAdd(bad, 1u);
 }
 
-template <int V>
-__global__ void __launch_bounds__(256, 4) kern(uint64_t *out, const ulonglong2 *tw, uint64_t q, uint64_t aux, int reps) {
-    uint64_t v[8];
+// The timed loop: 8 values per thread, three stages of butterflies, twiddle pairs from a 64-entry
+// table. V = 0 .. 3: 62-bit words (W = uint64_t, pairs ulonglong2); V = 4: variant E (uint32_t,
+// uint2). aux: Montgomery's -q^-1 for C.
+template <int V, typename W, typename P>
+__global__ void __launch_bounds__(256, 4) kern(uint64_t *out, const P *tw, W q, uint64_t aux, int reps) {
+    W v[8];
     const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-    for (int k = 0; k < 8; ++k) v[k] = (t * 0x9E3779B97F4A7C15ull + k * 0x632BE59BD9B4E019ull) % q;
+    for (int k = 0; k < 8; ++k) v[k] = (W)((t * 0x9E3779B97F4A7C15ull + k * 0x632BE59BD9B4E019ull) % q);
     for (int r = 0; r < reps; ++r) {
 #pragma unroll
         for (int s = 0; s < 3; ++s) {
 #pragma unroll
             for (int k = 0; k < 8; ++k) {
                 if ((k >> s) & 1) continue;
-                const ulonglong2 w = tw[(r * 7 + s * 4 + k) & 63];
-                if (V == 0) bf_A(v[k], v[k | (1 << s)], w.x, w.y, q);
-                if (V == 1) bf_B(v[k], v[k | (1 << s)], w.x, w.y, q);
-                if (V == 2) bf_C(v[k], v[k | (1 << s)], w.x, aux, q);
-                if (V == 3) bf_D(v[k], v[k | (1 << s)], w.x, w.y, q);
+                const P w = tw[(r * 7 + s * 4 + k) & 63];
+                if constexpr (V == 0) bf_A(v[k], v[k | (1 << s)], w.x, w.y, q);
+                if constexpr (V == 1) bf_B(v[k], v[k | (1 << s)], w.x, w.y, q);
+                if constexpr (V == 2) bf_C(v[k], v[k | (1 << s)], w.x, aux, q);
+                if constexpr (V == 3) bf_D(v[k], v[k | (1 << s)], w.x, w.y, q);
+                if constexpr (V == 4) bf_E(v[k], v[k | (1 << s)], w.x, w.y, q);
             }
         }
     }
@@ -232,7 +215,7 @@ int main() {
         float best = 1e9;
         for (int it = 0; it < 5; ++it) {
             cudaEventRecord(e0);
-            kern32<0><<<blocks, threads>>>(out, tw32, q32, reps);
+            kern<4><<<blocks, threads>>>(out, tw32, q32, (uint64_t)0, reps);
             cudaEventRecord(e1);
             cudaEventSynchronize(e1);
             float ms;

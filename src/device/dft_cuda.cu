@@ -430,6 +430,7 @@ template <int R, bool INV, typename W> __device__ __forceinline__ void dft_r(W *
 // VPT values per thread (16 or 8): radix-VPT stages. Eight values take half the registers, so
 // twice the warps fit on an SM (the FP64 kernel is latency-bound: see stk_vpt).
 template <int LOGN, int VPT = 16> struct stk_shape {
+    static_assert(VPT == 8 || VPT == 16, "radix-8 or radix-16 stages");
     static constexpr unsigned N = 1u << LOGN, T = N / VPT; // threads per vector
     static constexpr unsigned V = T >= 256 ? 1 : 256 / T;   // vectors per block
     static constexpr unsigned THREADS = T * V;               // 256, or more at large n
@@ -503,6 +504,9 @@ __device__ __forceinline__ void stk_stages(double2 (&v)[VPT], double2 *sm, const
     }
 }
 
+// Eight values per thread: at most 64 registers (1024 resident threads per SM). Sixteen: no
+// minimum (0); a minimum of 1 let ptxas take up to 168 registers, one block per SM, and made
+// 2^11 and 2^12 13% slower on an H100.
 template <int LOGN, bool INV, int VPT>
 __global__ void __launch_bounds__(stk_shape<LOGN, VPT>::THREADS,
                                   VPT == 8 ? 1024 / stk_shape<LOGN, VPT>::THREADS : 0)
@@ -1385,11 +1389,10 @@ struct stk_entry {
 // one 512-thread block per SM); eight values per thread (64 registers) put twice the warps on an
 // SM, at the cost of more stages (radix 8). Measured on an H100, same machine, two runs each
 // (hepa-bench --dft, FP64, µs, 16 -> 8 values per thread; cuFFT 718-724 in the same runs):
-// 2^10 733, 732 -> 728, 725; 2^11 741, 738 -> 778, 771; 2^12 and 2^13 not better either (with
-// the radix-8 kernel, another machine: 2^12 853 -> 889, 2^13 1008 -> 1158; 1024 threads, five
-// stages). bench/experiments/dft_profile.c, 2^8 / 2^9: 731, 734 / 731, 730 -> 722, 724 /
-// 727, 724; 2^6, 2^7 equal. (A cluster of two 2^12 blocks at 2^13, dft_stockham64_cluster:
-// 1199 against 1008 µs.)
+// 2^10 733, 732 -> 728, 725; 2^11 741, 738 -> 778, 771; bench/experiments/dft_profile.c, 2^8 /
+// 2^9: 731, 734 / 731, 730 -> 722, 724 / 727, 724. Eight per thread at 2^12 took 889 µs and at
+// 2^13 (1024 threads, five stages) 1158 µs, against 748-753 and 1008-1016 µs with sixteen
+// (other runs). (A cluster of two 2^12 blocks at 2^13, dft_stockham64_cluster: 1199 µs.)
 constexpr unsigned stk_vpt(int logn) { return logn >= 8 && logn <= 10 ? 8 : 16; }
 template <int L> stk_entry stk_make(hepa_dft_mode mode) {
     if constexpr (L <= 13) {
