@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/dft_fp64.cuh"
 #include "device/internal.h"
 #include "hepa/dft.h"
 
@@ -115,19 +116,6 @@ template <unsigned LR> __device__ __forceinline__ unsigned rev_digits(unsigned k
     return p | k;
 }
 
-__device__ __forceinline__ double2 cmul(double2 a, double2 b) {
-    return make_double2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
-__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
-    return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
-template <bool INV> __device__ __forceinline__ double2 conj_if(double2 w) {
-    return INV ? make_double2(w.x, -w.y) : w;
-}
-template <bool INV> __device__ __forceinline__ float2 conj_if(float2 w) {
-    return INV ? make_float2(w.x, -w.y) : w;
-}
-
 // Conversions between the storage type and the working type (float2 for the FP16 modes).
 __device__ __forceinline__ float2 to_w(__half2 v) { return __half22float2(v); }
 __device__ __forceinline__ float2 to_w(float2 v) { return v; }
@@ -151,23 +139,6 @@ __device__ __forceinline__ int x2_exp(unsigned bits) {
 template <typename W> __device__ __forceinline__ W root16(int m);
 template <> __device__ __forceinline__ double2 root16<double2>(int m) { return c_w16d[m & 15]; }
 template <> __device__ __forceinline__ float2 root16<float2>(int m) { return c_w16f[m & 15]; }
-
-// In-register DFT_4 (forward: w_4 = −i; inverse: +i), on elements a[o], a[o+st], ...
-template <bool INV, typename W> __device__ __forceinline__ void dft4(W *a, int o, int st) {
-    const W x0 = a[o], x1 = a[o + st], x2 = a[o + 2 * st], x3 = a[o + 3 * st];
-    W s02, d02, s13, d13;
-    s02.x = x0.x + x2.x, s02.y = x0.y + x2.y;
-    d02.x = x0.x - x2.x, d02.y = x0.y - x2.y;
-    s13.x = x1.x + x3.x, s13.y = x1.y + x3.y;
-    d13.x = x1.x - x3.x, d13.y = x1.y - x3.y;
-    W t; // (x1 − x3)·w_4 : forward −i·d = (d.y, −d.x), inverse i·d = (−d.y, d.x)
-    if (INV) t.x = -d13.y, t.y = d13.x;
-    else t.x = d13.y, t.y = -d13.x;
-    a[o].x = s02.x + s13.x, a[o].y = s02.y + s13.y;
-    a[o + 2 * st].x = s02.x - s13.x, a[o + 2 * st].y = s02.y - s13.y;
-    a[o + st].x = d02.x + t.x, a[o + st].y = d02.y + t.y;
-    a[o + 3 * st].x = d02.x - t.x, a[o + 3 * st].y = d02.y - t.y;
-}
 
 // DFT_16 in registers: v[r] in, X[s] = Σ_r v[r]·w16^(±rs) out in y[s]. 16 = 4·4: with
 // r = r0 + 4·r1 and s = s1 + 4·s0, X = DFT_4 over r0 of (w16^(r0·s1) · DFT_4 over r1).
@@ -396,34 +367,15 @@ __device__ void stage16_tc(typename mode_types<MODE>::T *sm, const float2 *tw_m,
 // j mod 8 in their low bits or (first stage) j in bits 4-6.
 __device__ __forceinline__ unsigned stk_sw(unsigned p) { return p ^ ((p >> 4) & 7u); }
 
-// In-place DFT_R, natural order, R = 2, 4, 8 or 16.
+// In-place DFT_R, natural order, R = 2, 4, 8 or 16 (w_16 from constant memory).
 template <int R, bool INV, typename W> __device__ __forceinline__ void dft_r(W *v) {
     if constexpr (R == 16) {
         W y[16];
         dft16<INV>(v, y);
 #pragma unroll
         for (int i = 0; i < 16; ++i) v[i] = y[i];
-    } else if constexpr (R == 8) {
-        // 8 = 2·4: r = r0 + 2·r1, s = s1 + 4·s0: DFT_4 over r1, twiddle w_8^(r0·s1), DFT_2 over r0
-        dft4<INV>(v, 0, 2);
-        dft4<INV>(v, 1, 2); // v[r0 + 2·s1]
-#pragma unroll
-        for (int s1 = 1; s1 < 4; ++s1) v[1 + 2 * s1] = cmul(v[1 + 2 * s1], conj_if<INV>(root16<W>(2 * s1)));
-        W y[8];
-#pragma unroll
-        for (int s1 = 0; s1 < 4; ++s1) {
-            const W a = v[2 * s1], b = v[2 * s1 + 1];
-            y[s1].x = a.x + b.x, y[s1].y = a.y + b.y;
-            y[s1 + 4].x = a.x - b.x, y[s1 + 4].y = a.y - b.y;
-        }
-#pragma unroll
-        for (int i = 0; i < 8; ++i) v[i] = y[i];
-    } else if constexpr (R == 4) {
-        dft4<INV>(v, 0, 1);
     } else {
-        const W a = v[0], b = v[1];
-        v[0].x = a.x + b.x, v[0].y = a.y + b.y;
-        v[1].x = a.x - b.x, v[1].y = a.y - b.y;
+        dft_small<R, INV>(v, [](int m) { return root16<W>(m); });
     }
 }
 
@@ -1463,53 +1415,17 @@ bool stk_lookup(hepa_dft_mode mode, unsigned logn, stk_entry *e) {
 // The launch of `vectors` clusters of kernel e (cfg points at attr).
 void clu_config(const stk_entry &e, unsigned vectors, cudaStream_t st, cudaLaunchConfig_t &cfg,
                 cudaLaunchAttribute &attr) {
-    cfg = {};
-    cfg.gridDim = dim3(vectors * e.cluster);
-    cfg.blockDim = dim3(e.threads);
-    cfg.dynamicSmemBytes = e.smem;
-    cfg.stream = st;
-    attr = {};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = e.cluster;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    cluster_config(vectors, e.cluster, e.threads, e.smem, st, cfg, attr);
 }
 
 // Whether a one-pass cluster kernel serves (mode, 2^logn) on the current device (sm_90 code and a
-// device that launches clusters).
+// device that launches clusters of this size and shared memory: 16 blocks is beyond the portable
+// 8, allowed per kernel and not on every sm_90 part).
 bool clu_available(hepa_dft_mode mode, unsigned logn) {
     stk_entry e;
-    if (!stk_lookup(mode, logn, &e) || e.cluster <= 1) return false;
-    int dev = 0, ok = 0;
-    cudaFuncAttributes a;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&ok, cudaDevAttrClusterLaunch, dev) != cudaSuccess ||
-        cudaFuncGetAttributes(&a, e.fwd) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    if (!ok || a.ptxVersion < 90) return false;
-    // and that a cluster of this size and shared memory fits the device (16 blocks is beyond the
-    // portable 8: allowed per kernel, and not on every sm_90 part)
-    for (int i = 0; i < 2; ++i) {
-        void *k = i ? e.inv : e.fwd;
-        if ((e.cluster > 8 && cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) ||
-            cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)e.smem) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return false;
-        }
-    }
-    cudaLaunchConfig_t cfg;
-    cudaLaunchAttribute attr;
-    clu_config(e, 1, 0, cfg, attr);
-    int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, e.fwd, &cfg) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    return clusters > 0;
+    return stk_lookup(mode, logn, &e) && e.cluster > 1 &&
+           cluster_kernel_ok(e.fwd, e.cluster, e.threads, e.smem) &&
+           cluster_kernel_ok(e.inv, e.cluster, e.threads, e.smem);
 }
 
 cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int inverse,

@@ -3,15 +3,18 @@
 //   encode: place Δ·z_j at t_j (checking the slots) → forward DFT → untwist and round to n
 //           integers m_k (checking |m_k| < Q/2; int64, the double kept where |m_k| >= 2^63) →
 //           forward NTT whose first pass reduces m_k mod q_i as it loads
-//           (_hepa_dev_ntt_encode; n < 2^10: a reduction kernel writes the limbs first). The check flags live in mapped pinned memory: the kernels store
-//           to it directly and the call's only wait is the stream synchronisation that returns
-//           the status;
+//           (_hepa_dev_ntt_encode; n < 2^10: a reduction kernel writes the limbs first).
+//           h = 2^12 ... 2^15 on sm_90: the first three steps are one kernel (enc_fused, one
+//           thread-block cluster); elsewhere enc_place, the DFT plan, enc_round.
+//           The check flags live in mapped pinned memory: the kernels store to it directly and
+//           the call's only wait is the stream synchronisation that returns the status;
 //   decode: inverse NTT of the t limbs decode needs (into scratch) → CRT to doubles / Δ, twist →
 //           inverse DFT → permute into the slots.
 #include <cuda_runtime.h>
 #include <math.h>
 
 #include "rns/ckks_internal.h"
+#include "device/dft_fp64.cuh"
 #include "hepa/dft.h"
 
 namespace {
@@ -24,6 +27,9 @@ struct ckks_dev {
     ckks_crt_consts *crt;  // one
     int *hflag;            // mapped pinned host memory: [0] a slot is not finite, [1] out of range
     int *flag;             // its device address; kernels only ever store 1 (no read, no atomic)
+    unsigned logh;         // enc_fused serves this h (0: the plan's path)
+    uint32_t *iperm;       // enc_fused: iperm[perm[j]] = j
+    double2 *wh;           // enc_fused: w_h^e = e^(-2πi·e/h), e < h
 };
 
 __global__ void enc_place(double2 *Z, const double2 *slots, const uint32_t *perm, double scale,
@@ -44,11 +50,10 @@ __device__ __forceinline__ void enc_store(int64_t *w, double *big, size_t k, dou
     big[k] = m;
 }
 
-__global__ void enc_round(int64_t *w, double *big, const double2 *Z, const double2 *twist, size_t h,
-                          double inv_h, double bound, int *flag) {
-    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= h) return;
-    const double2 z = Z[k], tw = twist[k];
+// Coefficients k and k + h from DFT output z (k < h).
+__device__ __forceinline__ void enc_round_one(int64_t *w, double *big, double2 z, double2 tw,
+                                              size_t k, size_t h, double inv_h, double bound,
+                                              int *flag) {
     const double ur = z.x * inv_h, ui = z.y * inv_h;
     // __dmul_rn / __dadd_rn: no FMA contraction, the same roundings as the host code
     double m0 = rint(__dadd_rn(__dmul_rn(ur, tw.x), __dmul_rn(ui, tw.y)));
@@ -60,6 +65,66 @@ __global__ void enc_round(int64_t *w, double *big, const double2 *Z, const doubl
     enc_store(w, big, k, m0);
     enc_store(w, big, k + h, m1);
 }
+
+__global__ void enc_round(int64_t *w, double *big, const double2 *Z, const double2 *twist, size_t h,
+                          double inv_h, double bound, int *flag) {
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < h) enc_round_one(w, big, Z[k], twist[k], k, h, inv_h, bound, flag);
+}
+
+// h = 2^12 ... 2^15 on sm_90: placement, DFT and rounding in one kernel, one cluster of 8 blocks
+// (dft64_cluster8): input position p is slot iperm[p] times Δ, output k becomes m_k and m_(k+h).
+// Against enc_place + the plan's two latency-mode passes + enc_round it saves three launches and
+// the round trips of Z through global memory.
+struct enc_io {
+    const double2 *slots;
+    const uint32_t *iperm;
+    const double2 *twist;
+    int64_t *w;
+    double *big;
+    int *flag;
+    double scale, inv_h, bound;
+    unsigned h;
+    // the eight index loads, then the eight slot loads, then at most one flag store
+    __device__ __forceinline__ void load8(const unsigned (&p)[8], double2 (&v)[8]) const {
+        unsigned j[8];
+#pragma unroll
+        for (int r = 0; r < 8; ++r) j[r] = __ldg(iperm + p[r]);
+#pragma unroll
+        for (int r = 0; r < 8; ++r) v[r] = __ldg(slots + j[r]);
+        bool bad = false;
+#pragma unroll
+        for (int r = 0; r < 8; ++r) {
+            bad |= !isfinite(v[r].x) || !isfinite(v[r].y);
+            v[r] = make_double2(scale * v[r].x, scale * v[r].y);
+        }
+        if (bad) *(volatile int *)&flag[0] = 1;
+    }
+    // the eight twist loads before any store
+    __device__ __forceinline__ void store8(const unsigned (&k)[8], const double2 (&v)[8]) const {
+        double2 tw[8];
+#pragma unroll
+        for (int r = 0; r < 8; ++r) tw[r] = __ldg(twist + k[r]);
+#pragma unroll
+        for (int r = 0; r < 8; ++r) enc_round_one(w, big, v[r], tw[r], k[r], h, inv_h, bound, flag);
+    }
+};
+
+template <int LOGH>
+__global__ void __launch_bounds__(c8_shape<LOGH>::T) enc_fused(enc_io io, const double2 *tw) {
+    dft64_cluster8<LOGH, false>(io, tw);
+}
+struct fused_entry {
+    const void *k;
+    unsigned threads;
+    size_t smem;
+};
+template <int L> constexpr fused_entry fused_of() {
+    return {(const void *)enc_fused<L>, c8_shape<L>::T, c8_shape<L>::SMEM};
+}
+// log2 h (h = 2^16 would need 256 KiB of shared memory per block: the plan's path)
+constexpr unsigned kFusedMin = 12, kFusedMax = 15;
+const fused_entry enc_fused_k[] = {fused_of<12>(), fused_of<13>(), fused_of<14>(), fused_of<15>()};
 
 // n < 2^10 (no fused NTT): out[i·n + k] = m_k mod q_i.
 __global__ void enc_reduce(uint64_t *out, const double *big, const hepa_modulus *mods,
@@ -111,6 +176,34 @@ extern "C" hepa_status _hepa_dev_ckks_init(hepa_ckks_encoder *e) {
     if (c == cudaSuccess)
         c = cudaMemcpy(d->mods, e->ring->mods, L * sizeof *d->mods, cudaMemcpyHostToDevice);
     if (c == cudaSuccess) c = cudaMemcpy(d->crt, &e->crt, sizeof *d->crt, cudaMemcpyHostToDevice);
+    unsigned logh = 0;
+    while (((size_t)1 << logh) < h) ++logh;
+    if (c == cudaSuccess && logh >= kFusedMin && logh <= kFusedMax) {
+        const fused_entry &f = enc_fused_k[logh - kFusedMin];
+        if (cluster_kernel_ok(f.k, 8, f.threads, f.smem)) {
+            uint32_t *ip = (uint32_t *)malloc(h * sizeof *ip);
+            double2 *w = (double2 *)malloc(h * sizeof *w);
+            if (!ip || !w) {
+                free(ip);
+                free(w);
+                return HEPA_ERR_OUT_OF_MEMORY;
+            }
+            const long double two_pi = 6.283185307179586476925286766559005768L;
+            for (size_t j = 0; j < h; ++j) {
+                ip[e->perm[j]] = (uint32_t)j;
+                const long double a = two_pi * (long double)j / (long double)h;
+                w[j] = make_double2((double)cosl(a), (double)-sinl(a));
+            }
+            c = cudaMalloc((void **)&d->iperm, h * sizeof *d->iperm);
+            if (c == cudaSuccess) c = cudaMalloc((void **)&d->wh, h * sizeof *d->wh);
+            if (c == cudaSuccess)
+                c = cudaMemcpy(d->iperm, ip, h * sizeof *ip, cudaMemcpyHostToDevice);
+            if (c == cudaSuccess) c = cudaMemcpy(d->wh, w, h * sizeof *w, cudaMemcpyHostToDevice);
+            if (c == cudaSuccess) d->logh = logh;
+            free(ip);
+            free(w);
+        }
+    }
     return c == cudaSuccess ? HEPA_OK : _hepa_dev_status(c, "hepa_ckks_encoder_create");
 }
 
@@ -122,6 +215,8 @@ extern "C" void _hepa_dev_ckks_free(hepa_ckks_encoder *e) {
     cudaFree(d->twist);
     cudaFree(d->mods);
     cudaFree(d->crt);
+    cudaFree(d->iperm);
+    cudaFree(d->wh);
     cudaFreeHost(d->hflag);
     free(d);
     e->dev = NULL;
@@ -134,30 +229,43 @@ extern "C" hepa_status _hepa_dev_ckks_encode(const hepa_ckks_encoder *e, hepa_po
     cudaStream_t st = (cudaStream_t)r->dev->stream;
     const size_t h = e->h, n = r->n, level = out->level;
     const bool on_dev = _hepa_dev_ptr_is_device(slots);
+    const bool fused = d->logh != 0;
     double2 *Z = NULL, *in = NULL;
-    // Z: the h slots transformed in place, then the n rounded coefficients (w, big: enc_round)
-    hepa_status s =
-        _hepa_dev_alloc(r, (void **)&Z, h * sizeof *Z + n * (sizeof(int64_t) + sizeof(double)));
-    int64_t *w = (int64_t *)(Z + h);
+    // Z: the h slots transformed in place (not with enc_fused), then the n rounded coefficients
+    // (w, big: enc_round / enc_fused)
+    const size_t zb = fused ? 0 : h * sizeof *Z;
+    hepa_status s = _hepa_dev_alloc(r, (void **)&Z, zb + n * (sizeof(int64_t) + sizeof(double)));
+    int64_t *w = (int64_t *)((char *)Z + zb);
     double *big = (double *)(w + n);
     if (s == HEPA_OK && !on_dev) s = _hepa_dev_alloc(r, (void **)&in, h * sizeof *in);
     if (s == HEPA_OK && !on_dev) s = _hepa_dev_copy(r, in, slots, h * sizeof *in, 0);
+    const double2 *src = on_dev ? (const double2 *)slots : in;
+    const double inv_h = 1.0 / (double)h, bound = e->halfq[level - 1];
     // The flags were left 0 by the previous call, which synchronised before reading them.
     bool launched = false;
     cudaError_t c = cudaSuccess;
-    if (s == HEPA_OK) {
+    if (s == HEPA_OK && fused) {
         launched = true;
-        enc_place<<<blocks_for(h), 256, 0, st>>>(Z, on_dev ? (const double2 *)slots : in,
-                                                 d->perm, scale, h, d->flag);
+        const fused_entry &f = enc_fused_k[d->logh - kFusedMin];
+        enc_io io = {src, d->iperm, d->twist, w, big, d->flag, scale, inv_h, bound, (unsigned)h};
+        const double2 *tw = d->wh;
+        void *args[] = {&io, (void *)&tw};
+        cudaLaunchConfig_t cfg;
+        cudaLaunchAttribute attr;
+        cluster_config(1, 8, f.threads, f.smem, st, cfg, attr);
+        c = cudaLaunchKernelExC(&cfg, f.k, args);
+        if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
+    } else if (s == HEPA_OK) {
+        launched = true;
+        enc_place<<<blocks_for(h), 256, 0, st>>>(Z, src, d->perm, scale, h, d->flag);
         c = cudaGetLastError();
         if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
-    }
-    if (s == HEPA_OK) s = _hepa_dft_exec(d->plan, (double *)Z, (const double *)Z, 0, st);
-    if (s == HEPA_OK) {
-        enc_round<<<blocks_for(h), 256, 0, st>>>(w, big, Z, d->twist, h, 1.0 / (double)h,
-                                                 e->halfq[level - 1], d->flag);
-        c = cudaGetLastError();
-        if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
+        if (s == HEPA_OK) s = _hepa_dft_exec(d->plan, (double *)Z, (const double *)Z, 0, st);
+        if (s == HEPA_OK) {
+            enc_round<<<blocks_for(h), 256, 0, st>>>(w, big, Z, d->twist, h, inv_h, bound, d->flag);
+            c = cudaGetLastError();
+            if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
+        }
     }
     if (s == HEPA_OK) {
         s = _hepa_dev_ntt_encode(r, level, out->data, w, big);

@@ -348,6 +348,23 @@ Test(gpu_ckks, encoders_agree, .timeout = 600) {
     }
 }
 
+/* n = 2^13 ... 2^16 (h = 2^12 ... 2^15): on sm_90 the placement, DFT and rounding run as one
+ * cluster kernel (ckks_cuda.cu, enc_fused), whose last row stage has radix 8, 2, 4, 8 */
+Test(gpu_ckks, fused_sizes, .timeout = 600) {
+    test_rng r;
+    test_rng_init(&r);
+    for (size_t n = 8192; n <= 65536; n *= 2) {
+        epair e;
+        epair_init(&e, n, 4, 60);
+        check_encoders(&e, &r, 0x1p40, 3, 1.0);
+        if (n == 8192 || n == 32768) {
+            check_encoders(&e, &r, 0x1p61, 4, 1.0);
+            check_encoders(&e, &r, 0x1p100, 4, 1.0);
+        }
+        epair_clear(&e);
+    }
+}
+
 Test(gpu_ckks, bad_input) {
     epair e;
     epair_init(&e, 64, 3, 60);
@@ -391,4 +408,19 @@ Test(gpu_ckks, bad_input) {
     free(zb);
     hepa_poly_destroy(p);
     epair_clear(&e2);
+    /* and from the one-kernel placement, DFT and rounding (n = 2^13, see fused_sizes) */
+    epair e3;
+    epair_init(&e3, 8192, 3, 60);
+    zb = calloc(8192, sizeof *zb);
+    zb[0] = 1;
+    T_OK(hepa_poly_create(&p, e3.gpu, 3));
+    zb[4095] = -INFINITY;
+    T_STATUS(hepa_ckks_encode(e3.eg, p, zb, 0x1p40), HEPA_ERR_INVALID_ARGUMENT);
+    zb[4095] = 0;
+    T_OK(hepa_ckks_encode(e3.eg, p, zb, 0x1p40));
+    T_STATUS(hepa_ckks_encode(e3.eg, p, zb, 0x1p200), HEPA_ERR_RANGE);
+    T_OK(hepa_ckks_encode(e3.eg, p, zb, 0x1p40));
+    free(zb);
+    hepa_poly_destroy(p);
+    epair_clear(&e3);
 }
