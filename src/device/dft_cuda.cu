@@ -433,12 +433,7 @@ __device__ __forceinline__ void stk_stage(double2 (&v)[VPT], double2 *sm, const 
         }
     } else {
         __syncthreads(); // every thread has read this stage's inputs
-#pragma unroll
-        for (unsigned u = 0; u < U; ++u) {
-            const unsigned j = t + u * T, base = (j / NS) * NS * R + (j & (NS - 1));
-#pragma unroll
-            for (unsigned k = 0; k < R; ++k) sm[stk_swv<VPT>(base + k * NS)] = v[u * R + k];
-        }
+        stockham_put<R, NS, U, T>(sm, v, t, [](unsigned p) { return stk_swv<VPT>(p); });
         __syncthreads();
     }
 }

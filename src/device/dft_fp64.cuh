@@ -73,6 +73,18 @@ __device__ __forceinline__ void dft_small(W *v, Root w16) {
     }
 }
 
+// Stockham autosort write of a stage's outputs to shared memory: output k of group
+// j = t + u·T (u < U) goes to (j / Ns)·Ns·R + (j mod Ns) + k·Ns, at position sw(that).
+template <unsigned R, unsigned NS, unsigned U, unsigned T, typename Sw>
+__device__ __forceinline__ void stockham_put(double2 *sm, const double2 *v, unsigned t, Sw sw) {
+#pragma unroll
+    for (unsigned u = 0; u < U; ++u) {
+        const unsigned j = t + u * T, base = (j / NS) * NS * R + (j & (NS - 1));
+#pragma unroll
+        for (unsigned k = 0; k < R; ++k) sm[sw(base + k * NS)] = v[u * R + k];
+    }
+}
+
 // e^(-2πi·m/16) for m = 2, 4, 6 as exact double literals (√2/2 correctly rounded), no table.
 struct w16_exact {
     __device__ __forceinline__ double2 operator()(int m) const {
@@ -186,12 +198,7 @@ __device__ __forceinline__ void c8_stage(double2 (&v)[8], double2 *sm, double2 *
             }
     } else {
         __syncthreads(); // every thread has read this stage's inputs
-#pragma unroll
-        for (unsigned u = 0; u < U; ++u) {
-            const unsigned j = t + u * T, base = (j / NS) * NS * R + (j & (NS - 1));
-#pragma unroll
-            for (unsigned k = 0; k < R; ++k) sm[c8_sw(base + k * NS)] = v[u * R + k];
-        }
+        stockham_put<R, NS, U, T>(sm, v, t, c8_sw);
         __syncthreads();
     }
 }
