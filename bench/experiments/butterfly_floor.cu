@@ -4,11 +4,14 @@
 // alternative is first checked against hepa_mod_mul on 2^20 random inputs in [0, 4q) plus the
 // extremes. The rate bounds any NTT built from these butterflies: n = 2^16, L = 34 has
 // 2^16 * 34 * 16 / 2 = 17.8 M butterflies. Variant E is the 32-bit butterfly of a ring layer with
-// ~30-bit primes, timed for the same log Q (twice the limbs). Not part of the CMake build:
+// ~30-bit primes, timed for the same log Q (twice the limbs). Variant F is an FP64 butterfly for
+// primes below 2^50 (issue 6's 40-bit primes), on the FP64 pipe instead of the integer one. Not
+// part of the CMake build:
 //   nvcc -O3 -arch=sm_90 -std=c++17 -I include -o bfly bench/experiments/butterfly_floor.cu
 // Results: bench/results/2026-11-22-h100-ntt-arith-floor.md.
 #include <cstdio>
 #include <cstdint>
+#include <cstring>
 #include <cuda_runtime.h>
 #include "hepa/modarith.h"
 
@@ -70,6 +73,39 @@ __device__ __forceinline__ void bf_E(uint32_t &x, uint32_t &y, uint32_t w, uint3
     y = a - t + two_q;
 }
 
+// F: FP64 words for q < 2^50 (the 40-bit primes of issue 6's parameters): values are signed
+// integers held exactly in doubles, never corrected (|x| grows by at most 0.6q per stage, so a
+// 16-stage NTT from [0, q) stays below 11q; the product needs |y·w/q| < 2^51). t = y·w - qt·q
+// exactly: h + l = y·w (l from the FMA, exact), qt = round(h/q) by the 1.5·2^52 trick (one FMA and
+// one subtraction), fma(-qt, q, h) exact because its result is an integer below 2^41. Then
+// |t| < 0.6q. 6 FP64 operations for the product, 2 for the butterfly, no integer instructions.
+__device__ __forceinline__ void bf_F(double &x, double &y, double w, double q, double qinv) {
+    const double C = 0x1.8p52;
+    const double h = __dmul_rn(y, w), l = __fma_rn(y, w, -h);
+    const double qt = __dsub_rn(__fma_rn(h, qinv, C), C);
+    const double t = __dadd_rn(__fma_rn(-qt, q, h), l);
+    const double a = x;
+    x = __dadd_rn(a, t);
+    y = __dsub_rn(a, t);
+}
+// F against exact integer arithmetic: inputs |x|, |y| < 2^47 (and the extremes), w < q; outputs
+// must be congruent to x ± y·w mod q with |x' - x| = |y' - x| <= 0.6q.
+__global__ void check_f(unsigned *bad, const uint64_t *xs, const uint64_t *ws, uint64_t q, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int64_t lim = (int64_t)1 << 47;
+    int64_t xi = (int64_t)(xs[2 * i] % (2 * (uint64_t)lim)) - lim, yi = (int64_t)(xs[2 * i + 1] % (2 * (uint64_t)lim)) - lim;
+    if (i < 4) { xi = (i & 1) ? lim - 1 : 1 - lim; yi = (i & 2) ? lim - 1 : 1 - lim; }
+    const uint64_t w = ws[i & 63];
+    double x = (double)xi, y = (double)yi;
+    bf_F(x, y, (double)w, (double)q, 1.0 / (double)q);
+    const int64_t xo = (int64_t)x, yo = (int64_t)y, t = xo - xi;
+    const int64_t ym = ((yi % (int64_t)q) + (int64_t)q) % (int64_t)q;
+    const uint64_t e = (uint64_t)((unsigned __int128)ym * w % q);
+    const int64_t tm = ((t % (int64_t)q) + (int64_t)q) % (int64_t)q;
+    if ((uint64_t)tm != e || yo != xi - t || (double)(t < 0 ? -t : t) > 0.6 * (double)q) atomicAdd(bad, 1u);
+}
+
 __global__ void check32(unsigned *bad, const uint64_t *xs, const uint2 *tw, uint32_t q, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -90,7 +126,8 @@ template <int V, typename W, typename P>
 __global__ void __launch_bounds__(256, 4) kern(uint64_t *out, const P *tw, W q, uint64_t aux, int reps) {
     W v[8];
     const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-    for (int k = 0; k < 8; ++k) v[k] = (W)((t * 0x9E3779B97F4A7C15ull + k * 0x632BE59BD9B4E019ull) % q);
+    for (int k = 0; k < 8; ++k)
+        v[k] = (W)((t * 0x9E3779B97F4A7C15ull + k * 0x632BE59BD9B4E019ull) % (uint64_t)q);
     for (int r = 0; r < reps; ++r) {
 #pragma unroll
         for (int s = 0; s < 3; ++s) {
@@ -103,11 +140,15 @@ __global__ void __launch_bounds__(256, 4) kern(uint64_t *out, const P *tw, W q, 
                 if constexpr (V == 2) bf_C(v[k], v[k | (1 << s)], w.x, aux, q);
                 if constexpr (V == 3) bf_D(v[k], v[k | (1 << s)], w.x, w.y, q);
                 if constexpr (V == 4) bf_E(v[k], v[k | (1 << s)], w.x, w.y, q);
+                if constexpr (V == 5) bf_F(v[k], v[k | (1 << s)], w.x, q, __longlong_as_double((long long)aux));
             }
         }
     }
     uint64_t acc = 0;
-    for (int k = 0; k < 8; ++k) acc ^= v[k];
+    for (int k = 0; k < 8; ++k) {
+        if constexpr (V == 5) acc ^= (uint64_t)__double_as_longlong(v[k]);
+        else acc ^= v[k];
+    }
     out[t] = acc;
 }
 
@@ -225,6 +266,50 @@ int main() {
         const double rate = (double)blocks * threads * reps * 12 / (best * 1e-3);
         printf("%-22s %8.3f ms  %7.2f Gbfly/s  -> n=2^16 L=68 (30-bit) NTT (35.7M bfly): %.1f us\n",
                "E 32-bit exact Shoup", best, rate / 1e9, 2 * 17825792.0 / rate * 1e6);
+    }
+    {
+        // F: FP64 words, q = 2^40 - 87 (arithmetic only). 256 reps x 3 stages grow |x| to at most
+        // ~460q < 2^49, inside the 2^51 the quotient trick needs.
+        const uint64_t q40 = (1ull << 40) - 87;
+        double2 hf[64];
+        uint64_t wf[64];
+        for (int i = 0; i < 64; ++i) {
+            wf[i] = (0x5DEECE66Dull * (i + 1) * 0x9E3779B97F4A7C15ull) % q40;
+            hf[i] = make_double2((double)wf[i], 0.0);
+        }
+        double2 *twf;
+        uint64_t *dwf;
+        cudaMalloc(&twf, sizeof hf);
+        cudaMalloc(&dwf, sizeof wf);
+        cudaMemcpy(twf, hf, sizeof hf, cudaMemcpyHostToDevice);
+        cudaMemcpy(dwf, wf, sizeof wf, cudaMemcpyHostToDevice);
+        const int n = 1 << 20;
+        uint64_t *hx = new uint64_t[2 * n], *dx;
+        uint64_t st = 2463534242ull;
+        for (int i = 0; i < 2 * n; ++i) { st ^= st << 13; st ^= st >> 7; st ^= st << 17; hx[i] = st; }
+        unsigned *bad, hb;
+        cudaMalloc(&dx, 16 * (size_t)n); cudaMalloc(&bad, 4);
+        cudaMemcpy(dx, hx, 16 * (size_t)n, cudaMemcpyHostToDevice);
+        cudaMemset(bad, 0, 4);
+        check_f<<<n / 256, 256>>>(bad, dx, dwf, q40, n);
+        cudaMemcpy(&hb, bad, 4, cudaMemcpyDeviceToHost);
+        printf("check variant F: %u bad of %d\n", hb, n);
+        const double qinv = 1.0 / (double)q40;
+        uint64_t qinv_bits;
+        memcpy(&qinv_bits, &qinv, 8);
+        float best = 1e9;
+        for (int it = 0; it < 5; ++it) {
+            cudaEventRecord(e0);
+            kern<5><<<blocks, threads>>>(out, twf, (double)q40, qinv_bits, reps);
+            cudaEventRecord(e1);
+            cudaEventSynchronize(e1);
+            float ms;
+            cudaEventElapsedTime(&ms, e0, e1);
+            if (ms < best) best = ms;
+        }
+        const double rate = (double)blocks * threads * reps * 12 / (best * 1e-3);
+        printf("%-22s %8.3f ms  %7.2f Gbfly/s  -> n=2^16 L=34 NTT (17.8M bfly): %.1f us\n",
+               "F FP64, q < 2^50", best, rate / 1e9, 17825792.0 / rate * 1e6);
     }
     printf("%s\n", cudaGetErrorString(cudaGetLastError()));
     return 0;
