@@ -56,6 +56,11 @@
 // the multiplications are not hidden behind the memory traffic. Per kernel (ncu, base clocks):
 // forward columns 25.4 µs (15.9 without multiplications), rows 30.3 µs (27.8 with hot twiddles,
 // 25.4 without multiplications).
+// The forward butterflies on the FP64 pipe instead (variant F of bench/experiments/
+// butterfly_floor.cu, exact only for q < 2^50, so for 40-bit limbs; an experiment build that read
+// w' as the double twiddle, converted on the first pass's load and reduced and converted on the
+// last pass's store): 51.2 -> 42.2 µs cold, 49.5 -> 38.0 µs hot, two runs each (H100; results in
+// bench/results/2026-11-22-h100-ntt-arith-floor.md, section 5). Not built in yet.
 // ncu (caches flushed): the column kernel keeps the IMAD ("fmaheavy") pipe 72% busy; the row
 // kernel spends 51% of its warp time waiting on global loads, mostly twiddles (16 bytes per
 // element per transform, as much as the data). A 62-bit Shoup butterfly is ~30 integer
