@@ -106,9 +106,9 @@ struct w16_exact {
 // Against a single-vector plan (its four-step latency mode, two kernels) the caller's placement and
 // rounding kernels and a global round trip disappear; 8 SMs run T = n2/8 threads each.
 // tw: w_n^e for e < n (forward roots; INV conjugates them). Twiddles other than the table's come
-// from products of at most three of its entries (c8_powers), a few ulps each: CKKS encode
-// (forward) keeps its coefficients within the tolerance of test_gpu_ckks against the CPU encoder,
-// and decode (inverse) its slots within the round trip's bound.
+// from products of at most three of its entries (c8_powers), a few ulps each: CKKS encode, the
+// only user (forward), keeps its coefficients within the tolerance of test_gpu_ckks against the
+// CPU encoder.
 template <int LOGN> struct c8_shape {
     static_assert(LOGN >= 12 && LOGN <= 15, "n = 2^12 ... 2^15 (2^16 would need 256 KiB)");
     static constexpr unsigned N = 1u << LOGN, N2 = N / 8, T = N2 / 8; // T: 64 ... 512 threads

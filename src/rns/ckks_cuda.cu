@@ -9,8 +9,7 @@
 //           The check flags live in mapped pinned memory: the kernels store to it directly and
 //           the call's only wait is the stream synchronisation that returns the status;
 //   decode: inverse NTT of the t limbs decode needs (into scratch) → CRT to doubles / Δ, twist →
-//           inverse DFT → permute into the slots (h = 2^12 ... 2^15 on sm_90: the last two in
-//           one kernel, dec_fused).
+//           inverse DFT → permute into the slots.
 #include <cuda_runtime.h>
 #include <math.h>
 
@@ -28,9 +27,9 @@ struct ckks_dev {
     ckks_crt_consts *crt;  // one
     int *hflag;            // mapped pinned host memory: [0] a slot is not finite, [1] out of range
     int *flag;             // its device address; kernels only ever store 1 (no read, no atomic)
-    unsigned logh;         // enc_fused and dec_fused serve this h (0: the plan's path)
-    uint32_t *iperm;       // enc_fused, dec_fused: iperm[perm[j]] = j
-    double2 *wh;           // enc_fused, dec_fused: w_h^e = e^(-2πi·e/h), e < h
+    unsigned logh;         // enc_fused serves this h (0: the plan's path)
+    uint32_t *iperm;       // enc_fused: iperm[perm[j]] = j
+    double2 *wh;           // enc_fused: w_h^e = e^(-2πi·e/h), e < h
 };
 
 __global__ void enc_place(double2 *Z, const double2 *slots, const uint32_t *perm, double scale,
@@ -115,38 +114,13 @@ template <int LOGH>
 __global__ void __launch_bounds__(c8_shape<LOGH>::T) enc_fused(enc_io io, const double2 *tw) {
     dft64_cluster8<LOGH, false>(io, tw);
 }
-
-// Decode's inverse DFT and the permutation into the slots in one kernel (the same cluster
-// kernel, inverse): input position p is U[p] (dec_crt's output), output k goes to slot iperm[k].
-struct dec_io {
-    const double2 *U;
-    const uint32_t *iperm;
-    double2 *slots;
-    __device__ __forceinline__ void load8(const unsigned (&p)[8], double2 (&v)[8]) const {
-#pragma unroll
-        for (int r = 0; r < 8; ++r) v[r] = U[p[r]];
-    }
-    __device__ __forceinline__ void store8(const unsigned (&k)[8], const double2 (&v)[8]) const {
-        unsigned j[8];
-#pragma unroll
-        for (int r = 0; r < 8; ++r) j[r] = __ldg(iperm + k[r]);
-#pragma unroll
-        for (int r = 0; r < 8; ++r) slots[j[r]] = v[r];
-    }
-};
-
-template <int LOGH>
-__global__ void __launch_bounds__(c8_shape<LOGH>::T) dec_fused(dec_io io, const double2 *tw) {
-    dft64_cluster8<LOGH, true>(io, tw);
-}
-
 struct fused_entry {
-    const void *enc, *dec;
+    const void *k;
     unsigned threads;
     size_t smem;
 };
 template <int L> constexpr fused_entry fused_of() {
-    return {(const void *)enc_fused<L>, (const void *)dec_fused<L>, c8_shape<L>::T, c8_shape<L>::SMEM};
+    return {(const void *)enc_fused<L>, c8_shape<L>::T, c8_shape<L>::SMEM};
 }
 // log2 h (h = 2^16 would need 256 KiB of shared memory per block: the plan's path)
 constexpr unsigned kFusedMin = 12, kFusedMax = 15;
@@ -206,8 +180,7 @@ extern "C" hepa_status _hepa_dev_ckks_init(hepa_ckks_encoder *e) {
     while (((size_t)1 << logh) < h) ++logh;
     if (c == cudaSuccess && logh >= kFusedMin && logh <= kFusedMax) {
         const fused_entry &f = enc_fused_k[logh - kFusedMin];
-        if (cluster_kernel_ok(f.enc, 8, f.threads, f.smem) &&
-            cluster_kernel_ok(f.dec, 8, f.threads, f.smem)) {
+        if (cluster_kernel_ok(f.k, 8, f.threads, f.smem)) {
             uint32_t *ip = (uint32_t *)malloc(h * sizeof *ip);
             double2 *w = (double2 *)malloc(h * sizeof *w);
             if (!ip || !w) {
@@ -280,7 +253,7 @@ extern "C" hepa_status _hepa_dev_ckks_encode(const hepa_ckks_encoder *e, hepa_po
         cudaLaunchConfig_t cfg;
         cudaLaunchAttribute attr;
         cluster_config(1, 8, f.threads, f.smem, st, cfg, attr);
-        c = cudaLaunchKernelExC(&cfg, f.enc, args);
+        c = cudaLaunchKernelExC(&cfg, f.k, args);
         if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
     } else if (s == HEPA_OK) {
         launched = true;
@@ -341,24 +314,11 @@ extern "C" hepa_status _hepa_dev_ckks_decode(const hepa_ckks_encoder *e, const h
         ce = cudaGetLastError();
         if (ce != cudaSuccess) s = _hepa_dev_status(ce, "hepa_ckks_decode");
     }
-    double2 *dst = on_dev ? (double2 *)slots : outv;
-    if (s == HEPA_OK && d->logh) {
-        const fused_entry &f = enc_fused_k[d->logh - kFusedMin];
-        dec_io io = {U, d->iperm, dst};
-        const double2 *tw = d->wh;
-        void *args[] = {&io, (void *)&tw};
-        cudaLaunchConfig_t cfg;
-        cudaLaunchAttribute attr;
-        cluster_config(1, 8, f.threads, f.smem, st, cfg, attr);
-        ce = cudaLaunchKernelExC(&cfg, f.dec, args);
+    if (s == HEPA_OK) s = _hepa_dft_exec(d->plan, (double *)U, (const double *)U, 1, st);
+    if (s == HEPA_OK) {
+        dec_perm<<<blocks_for(h), 256, 0, st>>>(on_dev ? (double2 *)slots : outv, U, d->perm, h);
+        ce = cudaGetLastError();
         if (ce != cudaSuccess) s = _hepa_dev_status(ce, "hepa_ckks_decode");
-    } else {
-        if (s == HEPA_OK) s = _hepa_dft_exec(d->plan, (double *)U, (const double *)U, 1, st);
-        if (s == HEPA_OK) {
-            dec_perm<<<blocks_for(h), 256, 0, st>>>(dst, U, d->perm, h);
-            ce = cudaGetLastError();
-            if (ce != cudaSuccess) s = _hepa_dev_status(ce, "hepa_ckks_decode");
-        }
     }
     if (s == HEPA_OK && !on_dev) {
         s = _hepa_dev_copy(r, slots, outv, h * sizeof *outv, 1);
