@@ -370,6 +370,8 @@ struct Ctx {
     const ulonglong2 *tws; // row tiles: the row's twiddles staged in shared memory (see Staged)
     uint64_t q;
     uint64_t n_inv, n_inv_shoup, n_inv_w, n_inv_w_shoup;
+    bool f64;              // FP64 butterflies (ntt_tile_kernel, q < 2^47; see FP64 LIMBS)
+    double qd, qi;         // f64: q and 1/q
 };
 // The context of limb `limb` (modulus index: its tables at tables + 4·n·limb) for a direction.
 __device__ __forceinline__ Ctx ctx_of(const hepa_dev_limb &lc, const uint64_t *tables, size_t n,
@@ -382,6 +384,8 @@ __device__ __forceinline__ Ctx ctx_of(const hepa_dev_limb &lc, const uint64_t *t
     c.n_inv_shoup = lc.n_inv_shoup;
     c.n_inv_w = lc.n_inv_w;
     c.n_inv_w_shoup = lc.n_inv_w_shoup;
+    c.f64 = false;
+    c.qd = c.qi = 0;
     return c;
 }
 
@@ -479,9 +483,63 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
     }
 }
 
+// FP64 LIMBS. For a limb with q < 2^47 ntt_tile_kernel runs the butterflies on the FP64 pipe
+// (2.46x the integer Shoup butterfly's rate in bench/experiments/butterfly_floor.cu, variant F).
+// The load converts the words to doubles, the stages keep signed integers exactly in doubles (the
+// registers and exchanges carry their bits), and the store reduces them to [0, q) and converts
+// back, so every pass reads and writes words in [0, q) and the results are the integer path's.
+// f64_mulmod(y, w) = y·w - qt·q exactly: h + l = y·w (l exact from the FMA), qt = round(h/q) by
+// adding and subtracting 1.5·2^52 (valid below 2^51), fma(-qt, q, h) exact (its result is an
+// integer below 2^53). With |y| <= Y·q, h/q is within Y·q·2^-52 of y·w/q, so |t| <= (1 + Y·q·2^-52)
+// ·q/2 + ...; for q < 2^47 and Y <= 13 that is |t| < q. Forward: x ± t grows by less than q a
+// stage; a pass starts from [0, q) and runs at most 12 stages (the one-pass kernel of 2^12), so
+// values stay below 13q < 2^51 and the bound holds throughout. Inverse: the sum is reduced every
+// stage (f64_reduce: |.| <= q/2 + 1), the difference goes through f64_mulmod.
+constexpr uint64_t kF64Below = 1ull << 47;
+__device__ __forceinline__ double dbl(uint64_t v) { return __longlong_as_double((long long)v); }
+__device__ __forceinline__ uint64_t bits(double d) { return (uint64_t)__double_as_longlong(d); }
+__device__ __forceinline__ double f64_round(double x) { // nearest integer, |x| < 2^51
+    return __dsub_rn(__dadd_rn(x, 0x1.8p52), 0x1.8p52);
+}
+__device__ __forceinline__ double f64_mulmod(double y, double w, const Ctx &c) {
+    const double h = __dmul_rn(y, w), l = __fma_rn(y, w, -h);
+    const double qt = __dsub_rn(__fma_rn(h, c.qi, 0x1.8p52), 0x1.8p52);
+    return __dadd_rn(__fma_rn(-qt, c.qd, h), l);
+}
+__device__ __forceinline__ double f64_reduce(double x, const Ctx &c) {
+    return __fma_rn(-f64_round(__dmul_rn(x, c.qi)), c.qd, x);
+}
+// [0, q) from a value of the FP64 path
+__device__ __forceinline__ uint64_t f64_canonical(double x, const Ctx &c) {
+    const double r = f64_reduce(x, c);
+    return (uint64_t)(r < 0 ? __dadd_rn(r, c.qd) : r);
+}
+
 // Butterflies of one stage on slot bit I with the twiddles load_twiddles fetched.
 template <int I, bool INV, bool SCALE>
 __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, const ulonglong2 (&tw)[4]) {
+    if (c.f64) {
+        int p = 0;
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            if ((k >> I) & 1) continue;
+            const int k1 = k | (1 << I);
+            const double x = dbl(v[k]), y = dbl(v[k1]);
+            if (INV && SCALE) {
+                v[k] = bits(f64_mulmod(__dadd_rn(x, y), (double)c.n_inv, c));
+                v[k1] = bits(f64_mulmod(__dsub_rn(x, y), (double)c.n_inv_w, c));
+            } else if (!INV) {
+                const double t = f64_mulmod(y, (double)tw[p].x, c);
+                v[k] = bits(__dadd_rn(x, t));
+                v[k1] = bits(__dsub_rn(x, t));
+            } else {
+                v[k] = bits(f64_reduce(__dadd_rn(x, y), c));
+                v[k1] = bits(f64_mulmod(__dsub_rn(x, y), (double)tw[p].x, c));
+            }
+            ++p;
+        }
+        return;
+    }
     int p = 0;
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
@@ -594,10 +652,13 @@ __device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *
 //     (source limb, q_src mod q, 1/q_src as double bits), y = map entry, or the limb without a
 //     map. (XF 2 also serves ModDown: aux then holds P^(-1) mod q_i, and a pair swaps in2 for
 //     in2_b.)
+// F64: the kernel runs FP64 butterflies for its limbs with q < 2^47 (FP64 LIMBS), launched for
+// rings that have such a limb.
 // At least 1024 resident threads per SM (a cap of 64 registers per thread): without it the
 // compiler gave the 512-thread column kernel of n = 2^17 72 registers, one block per SM, and
 // the forward NTT at n = 2^17, L = 64 went from 203 to 225 µs on an H100.
-template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG, int XF>
+template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG, int XF,
+          bool F64>
 __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * (1 << (GB + CB - 3))))
     ntt_tile_kernel(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                     const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
@@ -647,6 +708,11 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     const size_t off = dlimb * n;
 
     Ctx c = ctx_of(lc, tables, n, limb, INV);
+    if (F64 && lc.q < kF64Below) { // FP64 LIMBS
+        c.f64 = true;
+        c.qd = (double)lc.q;
+        c.qi = 1.0 / c.qd;
+    }
 
     // load with the load mapping (see load_map)
     constexpr Map lm = LoadMap<GB, CB, INV>::value;
@@ -692,6 +758,10 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
             v[k] = in[gx];
         }
     }
+    if (c.f64) {
+#pragma unroll
+        for (int k = 0; k < 8; ++k) v[k] = bits((double)v[k]); // exact: words below 2^53
+    }
     if constexpr (STG) {
         // the row's 255 twiddle pairs (see Staged), after the data loads: ptxas placed the wait
         // between the data loads when the copies came first, so half of them waited for it
@@ -703,6 +773,10 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     run_steps<GB, CB, S, INV, LAST, STG, 0>(v, c, smem, lane, warp, gx0, logn, tw);
 
     const unsigned fb = thread_base<GB, CB, sch.count - 1, INV>(lane, warp);
+    if (c.f64) {
+#pragma unroll
+        for (int k = 0; k < 8; ++k) v[k] = f64_canonical(dbl(v[k]), c);
+    }
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         const size_t gx = off + gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S);
@@ -889,7 +963,11 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     constexpr bool exchanges = lane_smem || !(CB > 0 && GB - 3 - (5 - CB) == 0);
     const size_t smem = (exchanges ? ((size_t)8 * TILES << (GB + CB)) : 0) +
                         (STG ? (size_t)TILES * 256 * sizeof(ulonglong2) : 0);
-    auto kern = ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF>;
+    // rings with a modulus below 2^47 get the kernels that can run FP64 butterflies; the others
+    // keep kernels without that code (with it, the 60-bit inverse NTT at n = 2^16, L = 34 took
+    // 59 µs instead of 53.5 on an H100: more registers, spills)
+    auto kern = ring->dev->f64 ? ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, true>
+                               : ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, false>;
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)smem);

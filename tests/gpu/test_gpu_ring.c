@@ -179,6 +179,19 @@ Test(gpu_ring, large_L, .timeout = 600) {
     if (!test_quick()) check_all_ops((size_t)1 << 20, 16, 62);
 }
 
+/* Primes below 2^47 run the FP64 butterflies (ntt_cuda.cu, FP64 LIMBS): 30-, 40- and 47-bit
+ * primes (47: the largest, where the bounds are tightest) at every size, 48-bit ones (the integer
+ * path again) beside them, and a ring mixing both kinds at the issue's 34 limbs. */
+Test(gpu_ring, fp64_limbs, .timeout = 600) {
+    const unsigned top = test_quick() ? 18 : 20;
+    for (unsigned logn = 4; logn <= top; ++logn) {
+        check_all_ops((size_t)1 << logn, 3, 47);
+        check_all_ops((size_t)1 << logn, 1, logn % 2 ? 40 : 30);
+        if (logn % 4 == 0) check_all_ops((size_t)1 << logn, 2, 48);
+    }
+    check_all_ops((size_t)1 << 16, 34, 40);
+}
+
 /* Partial levels: operations use only the live limbs. */
 Test(gpu_ring, partial_level) {
     test_rng rng;
