@@ -60,7 +60,8 @@
 // butterfly_floor.cu, exact only for q < 2^50, so for 40-bit limbs; an experiment build that read
 // w' as the double twiddle, converted on the first pass's load and reduced and converted on the
 // last pass's store): 51.2 -> 42.2 µs cold, 49.5 -> 38.0 µs hot, two runs each (H100; results in
-// bench/results/2026-11-22-h100-ntt-arith-floor.md, section 5). Not built in yet.
+// bench/results/2026-11-22-h100-ntt-arith-floor.md, section 5). Built in for q < 2^47 since:
+// see FP64 LIMBS.
 // ncu (caches flushed): the column kernel keeps the IMAD ("fmaheavy") pipe 72% busy; the row
 // kernel spends 51% of its warp time waiting on global loads, mostly twiddles (16 bytes per
 // element per transform, as much as the data). A 62-bit Shoup butterfly is ~30 integer
@@ -490,11 +491,17 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
 // back, so every pass reads and writes words in [0, q) and the results are the integer path's.
 // f64_mulmod(y, w) = y·w - qt·q exactly: h + l = y·w (l exact from the FMA), qt = round(h/q) by
 // adding and subtracting 1.5·2^52 (valid below 2^51), fma(-qt, q, h) exact (its result is an
-// integer below 2^53). With |y| <= Y·q, h/q is within Y·q·2^-52 of y·w/q, so |t| <= (1 + Y·q·2^-52)
-// ·q/2 + ...; for q < 2^47 and Y <= 13 that is |t| < q. Forward: x ± t grows by less than q a
-// stage; a pass starts from [0, q) and runs at most 12 stages (the one-pass kernel of 2^12), so
-// values stay below 13q < 2^51 and the bound holds throughout. Inverse: the sum is reduced every
-// stage (f64_reduce: |.| <= q/2 + 1), the difference goes through f64_mulmod.
+// integer below 2^53). With |y| <= Y·q and w < q, h·(1/q) is within Y·q·2^-52 of y·w/q, so
+// |qt - y·w/q| <= 1/2 + Y·q·2^-52 and |t| <= (1/2 + Y·q·2^-52)·q; for q < 2^47 and Y <= 13 that
+// is |t| < 0.91q, and |h/q| < 13·2^47 < 2^51. Forward: x ± t grows by less than q a stage; a pass
+// starts from [0, q) and runs at most 12 stages (the one-pass kernel of 2^12), so values stay
+// below 13q and the bounds hold throughout. Inverse: the sum is reduced every stage (f64_reduce:
+// |.| <= q/2 + 1), the difference goes through f64_mulmod.
+// The twiddle is the table's integer w, converted per butterfly (the tables are the integer
+// path's). Measured on an H100 (hepa-bench --gpu-suite, n = 2^16, L = 34, 40-bit primes, cold /
+// hot µs): forward 51.2 / 49.6 -> 46.4 / 43.2, inverse 56.2 / 53.6 -> 54.7 / 50.8 (the kernels
+// with this code spill a few words under the 64-register cap); hepa-bench --ks, N = 2^16, 33 Q
+// primes, P = 1: multiply + relinearize 1668 -> 1534 µs; N = 2^17, 61 primes: 10.55 -> 9.56 ms.
 constexpr uint64_t kF64Below = 1ull << 47;
 __device__ __forceinline__ double dbl(uint64_t v) { return __longlong_as_double((long long)v); }
 __device__ __forceinline__ uint64_t bits(double d) { return (uint64_t)__double_as_longlong(d); }
