@@ -169,6 +169,40 @@ __global__ void check(unsigned *bad, const uint64_t *xs, const ulonglong2 *tw, c
     if (x1 >= 4 * q || y1 >= 4 * q || x1 % q != ex || y1 % q != ey) atomicAdd(bad, 1u);
 }
 
+// 2n random 64-bit words (xorshift from seed) on the device: the checks' inputs
+static uint64_t *dev_random(int n, uint64_t seed) {
+    uint64_t *hx = new uint64_t[2 * (size_t)n], *dx;
+    for (size_t i = 0; i < 2 * (size_t)n; ++i) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; hx[i] = seed; }
+    cudaMalloc(&dx, 16 * (size_t)n);
+    cudaMemcpy(dx, hx, 16 * (size_t)n, cudaMemcpyHostToDevice);
+    delete[] hx;
+    return dx;
+}
+// runs check(bad) and prints how many of the n inputs it found wrong
+template <typename F> static void run_check(const char *name, int n, F check) {
+    unsigned *bad, hb;
+    cudaMalloc(&bad, 4);
+    cudaMemset(bad, 0, 4);
+    check(bad);
+    cudaMemcpy(&hb, bad, 4, cudaMemcpyDeviceToHost);
+    printf("check variant %s: %u bad of %d\n", name, hb, n);
+    cudaFree(bad);
+}
+// the best of five timed launches, ms
+template <typename F> static float best_of5(F launch, cudaEvent_t e0, cudaEvent_t e1) {
+    float best = 1e9;
+    for (int it = 0; it < 5; ++it) {
+        cudaEventRecord(e0);
+        launch();
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        float ms;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (ms < best) best = ms;
+    }
+    return best;
+}
+
 int main() {
     const uint64_t q = 0x3fffffffffffffffull - 0x1234567ull * 2; // not prime; arithmetic only
     uint64_t qo = q | 1;
@@ -243,26 +277,9 @@ int main() {
         cudaMalloc(&tw32, sizeof h32);
         cudaMemcpy(tw32, h32, sizeof h32, cudaMemcpyHostToDevice);
         const int n = 1 << 20;
-        uint64_t *hx = new uint64_t[2 * n], *dx;
-        uint64_t st = 88172645463325252ull;
-        for (int i = 0; i < 2 * n; ++i) { st ^= st << 13; st ^= st >> 7; st ^= st << 17; hx[i] = st; }
-        unsigned *bad, hb;
-        cudaMalloc(&dx, 16 * (size_t)n); cudaMalloc(&bad, 4);
-        cudaMemcpy(dx, hx, 16 * (size_t)n, cudaMemcpyHostToDevice);
-        cudaMemset(bad, 0, 4);
-        check32<<<n / 256, 256>>>(bad, dx, tw32, q32, n);
-        cudaMemcpy(&hb, bad, 4, cudaMemcpyDeviceToHost);
-        printf("check variant E: %u bad of %d\n", hb, n);
-        float best = 1e9;
-        for (int it = 0; it < 5; ++it) {
-            cudaEventRecord(e0);
-            kern<4><<<blocks, threads>>>(out, tw32, q32, (uint64_t)0, reps);
-            cudaEventRecord(e1);
-            cudaEventSynchronize(e1);
-            float ms;
-            cudaEventElapsedTime(&ms, e0, e1);
-            if (ms < best) best = ms;
-        }
+        uint64_t *dx = dev_random(n, 88172645463325252ull);
+        run_check("E", n, [&](unsigned *bad) { check32<<<n / 256, 256>>>(bad, dx, tw32, q32, n); });
+        const float best = best_of5([&] { kern<4><<<blocks, threads>>>(out, tw32, q32, (uint64_t)0, reps); }, e0, e1);
         const double rate = (double)blocks * threads * reps * 12 / (best * 1e-3);
         printf("%-22s %8.3f ms  %7.2f Gbfly/s  -> n=2^16 L=68 (30-bit) NTT (35.7M bfly): %.1f us\n",
                "E 32-bit exact Shoup", best, rate / 1e9, 2 * 17825792.0 / rate * 1e6);
@@ -284,29 +301,12 @@ int main() {
         cudaMemcpy(twf, hf, sizeof hf, cudaMemcpyHostToDevice);
         cudaMemcpy(dwf, wf, sizeof wf, cudaMemcpyHostToDevice);
         const int n = 1 << 20;
-        uint64_t *hx = new uint64_t[2 * n], *dx;
-        uint64_t st = 2463534242ull;
-        for (int i = 0; i < 2 * n; ++i) { st ^= st << 13; st ^= st >> 7; st ^= st << 17; hx[i] = st; }
-        unsigned *bad, hb;
-        cudaMalloc(&dx, 16 * (size_t)n); cudaMalloc(&bad, 4);
-        cudaMemcpy(dx, hx, 16 * (size_t)n, cudaMemcpyHostToDevice);
-        cudaMemset(bad, 0, 4);
-        check_f<<<n / 256, 256>>>(bad, dx, dwf, q40, n);
-        cudaMemcpy(&hb, bad, 4, cudaMemcpyDeviceToHost);
-        printf("check variant F: %u bad of %d\n", hb, n);
+        uint64_t *dx = dev_random(n, 2463534242ull);
+        run_check("F", n, [&](unsigned *bad) { check_f<<<n / 256, 256>>>(bad, dx, dwf, q40, n); });
         const double qinv = 1.0 / (double)q40;
         uint64_t qinv_bits;
         memcpy(&qinv_bits, &qinv, 8);
-        float best = 1e9;
-        for (int it = 0; it < 5; ++it) {
-            cudaEventRecord(e0);
-            kern<5><<<blocks, threads>>>(out, twf, (double)q40, qinv_bits, reps);
-            cudaEventRecord(e1);
-            cudaEventSynchronize(e1);
-            float ms;
-            cudaEventElapsedTime(&ms, e0, e1);
-            if (ms < best) best = ms;
-        }
+        const float best = best_of5([&] { kern<5><<<blocks, threads>>>(out, twf, (double)q40, qinv_bits, reps); }, e0, e1);
         const double rate = (double)blocks * threads * reps * 12 / (best * 1e-3);
         printf("%-22s %8.3f ms  %7.2f Gbfly/s  -> n=2^16 L=34 NTT (17.8M bfly): %.1f us\n",
                "F FP64, q < 2^50", best, rate / 1e9, 17825792.0 / rate * 1e6);
