@@ -99,7 +99,7 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
         l->n_inv_shoup = v.n_inv_shoup;
         l->n_inv_w = v.n_inv_w;
         l->n_inv_w_shoup = v.n_inv_w_shoup;
-        if (v.q < ((uint64_t)1 << 47)) d->f64 = 1; // = kF64Below of ntt_cuda.cu
+        if (v.q < HEPA_DEV_F64_BELOW) d->f64 = 1;
     }
     TRY(cudaMalloc((void **)&d->tables, 4 * n * L * sizeof *host_tables));
     TRY(cudaMalloc((void **)&d->limbs, L * sizeof *host_limbs));

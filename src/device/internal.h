@@ -39,9 +39,13 @@ typedef struct hepa_ring_device {
     uint64_t *rescale;     /* device, L blocks of 1 + 3L words: block l - 1 (a rescale from l
                             * limbs) = q_(l-1) / 2, then (q_(l-1) mod q_i, q_(l-1)^(-1) mod q_i,
                             * its Shoup companion) for i < l - 1 (see _hepa_dev_ntt_rescale) */
-    int f64;               /* some modulus is below 2^47: the NTT kernels with FP64 butterflies
-                            * for such limbs (ntt_cuda.cu, FP64 LIMBS) */
+    int f64;               /* some modulus is below HEPA_DEV_F64_BELOW: the NTT kernels with FP64
+                            * butterflies for such limbs (ntt_cuda.cu, FP64 LIMBS) */
 } hepa_ring_device;
+
+/* Limbs with q below this run their NTT butterflies on the FP64 pipe (ntt_cuda.cu, FP64 LIMBS,
+ * whose bounds need q < 2^47). */
+#define HEPA_DEV_F64_BELOW ((uint64_t)1 << 47)
 
 struct hepa_ring;
 

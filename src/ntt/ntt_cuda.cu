@@ -484,7 +484,8 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
     }
 }
 
-// FP64 LIMBS. For a limb with q < 2^47 ntt_tile_kernel runs the butterflies on the FP64 pipe
+// FP64 LIMBS. For a limb with q < 2^47 (HEPA_DEV_F64_BELOW, device/internal.h; rings with such a
+// limb launch the F64 instantiations) ntt_tile_kernel runs the butterflies on the FP64 pipe
 // (2.46x the integer Shoup butterfly's rate in bench/experiments/butterfly_floor.cu, variant F).
 // The load converts the words to doubles, the stages keep signed integers exactly in doubles (the
 // registers and exchanges carry their bits), and the store reduces them to [0, q) and converts
@@ -502,7 +503,6 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
 // hot µs): forward 51.2 / 49.6 -> 46.4 / 43.2, inverse 56.2 / 53.6 -> 54.7 / 50.8 (the kernels
 // with this code spill a few words under the 64-register cap); hepa-bench --ks, N = 2^16, 33 Q
 // primes, P = 1: multiply + relinearize 1668 -> 1534 µs; N = 2^17, 61 primes: 10.55 -> 9.56 ms.
-constexpr uint64_t kF64Below = 1ull << 47;
 __device__ __forceinline__ double dbl(uint64_t v) { return __longlong_as_double((long long)v); }
 __device__ __forceinline__ uint64_t bits(double d) { return (uint64_t)__double_as_longlong(d); }
 __device__ __forceinline__ double f64_round(double x) { // nearest integer, |x| < 2^51
@@ -715,7 +715,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     const size_t off = dlimb * n;
 
     Ctx c = ctx_of(lc, tables, n, limb, INV);
-    if (F64 && lc.q < kF64Below) { // FP64 LIMBS
+    if (F64 && lc.q < HEPA_DEV_F64_BELOW) { // FP64 LIMBS
         c.f64 = true;
         c.qd = (double)lc.q;
         c.qi = 1.0 / c.qd;
