@@ -109,6 +109,7 @@ struct w16_exact {
 // from products of at most three of its entries (c8_powers), a few ulps each: CKKS encode, the
 // only user (forward), keeps its coefficients within the tolerance of test_gpu_ckks against the
 // CPU encoder.
+constexpr unsigned kC8Blocks = 8; // the cluster size dft64_cluster8 is written for (its launch)
 template <int LOGN> struct c8_shape {
     static_assert(LOGN >= 12 && LOGN <= 15, "n = 2^12 ... 2^15 (2^16 would need 256 KiB)");
     static constexpr unsigned N = 1u << LOGN, N2 = N / 8, T = N2 / 8; // T: 64 ... 512 threads

@@ -180,7 +180,7 @@ extern "C" hepa_status _hepa_dev_ckks_init(hepa_ckks_encoder *e) {
     while (((size_t)1 << logh) < h) ++logh;
     if (c == cudaSuccess && logh >= kFusedMin && logh <= kFusedMax) {
         const fused_entry &f = enc_fused_k[logh - kFusedMin];
-        if (cluster_kernel_ok(f.k, 8, f.threads, f.smem)) {
+        if (cluster_kernel_ok(f.k, kC8Blocks, f.threads, f.smem)) {
             uint32_t *ip = (uint32_t *)malloc(h * sizeof *ip);
             double2 *w = (double2 *)malloc(h * sizeof *w);
             if (!ip || !w) {
@@ -252,7 +252,7 @@ extern "C" hepa_status _hepa_dev_ckks_encode(const hepa_ckks_encoder *e, hepa_po
         void *args[] = {&io, (void *)&tw};
         cudaLaunchConfig_t cfg;
         cudaLaunchAttribute attr;
-        cluster_config(1, 8, f.threads, f.smem, st, cfg, attr);
+        cluster_config(1, kC8Blocks, f.threads, f.smem, st, cfg, attr);
         c = cudaLaunchKernelExC(&cfg, f.k, args);
         if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
     } else if (s == HEPA_OK) {
