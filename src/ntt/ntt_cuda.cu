@@ -33,6 +33,7 @@
 // store reduces to [0, q).
 #include <cuda_runtime.h>
 
+#include "device/cluster.cuh"
 #include "device/internal.h"
 #include "hepa/modarith.h"
 #include "rns/ckks_core.h"
@@ -957,6 +958,398 @@ __global__ void __launch_bounds__(128, 3)
     }
 }
 
+// KEY SWITCHING ON A CLUSTER (one-limb digits, n = 2^15 and 2^16, sm_90): ModUp and the inner
+// product with every NTT on chip. The two-pass path above (_hepa_dev_ntt_modup_cols, then
+// ks_rows_inner_kernel) writes the column pass of all dnum·(E-1) extended limbs to memory and
+// reads it back: at N = 2^16, 33 Q primes, P = 1 that is 1089 limbs, 571 MB each way, next to
+// the 1176 MB of key that must be read once. Here a cluster of 8 blocks owns the whole
+// transform of one extended limb e: block b keeps chunk b (n/8 elements, the positions
+// [b·n/8, (b+1)·n/8)) of it in shared memory, so only the coefficient-domain digits (L2-resident,
+// 17 MB at that shape) and the key are read, and t0, t1 written once.
+// One item = (limb e, digit i). Per item:
+//   phase A: block b loads coefficients k + m·n/8 (m < 8) for its n/64 values of k, converted
+//     to modulus(e) as _hepa_dev_ntt_modup1 does (XF 4 of ntt_tile_kernel), runs the first three
+//     stages (a radix-8 butterfly over m), and stores output m into block m's chunk at k
+//     (distributed shared memory): after those stages chunk m depends only on its own n/8 values;
+//   phase B: each block runs the remaining log n - 3 stages on its chunk in four (n = 2^16:
+//     radix 8, 8, 8, 16) or three (2^15: 16, 16, 16) passes through shared memory, 16 elements
+//     per thread; the last pass leaves 16 consecutive final positions in each thread's registers;
+//   the products with digit i's key rows b and a of modulus(e) at those positions are added into
+//     two thread-private accumulators in shared memory (t0, t1).
+// The digit's own limb (i = e < level) needs no transform: c's NTT-domain limb e is used as is.
+// Barriers: the stores into other blocks' chunks wait (barrier.cluster.wait) until every thread
+// of the cluster has read the previous item's chunk (its arrive follows the last pass's loads);
+// one full cluster barrier makes the stores visible before phase B.
+// Work split (stream-K): the E·dnum items, limb-major, are cut into `clusters` equal ranges,
+// one per cluster, clusters = the GPU's co-resident count (one wave). A cluster writes a limb's
+// sums to t0, t1 when its range holds all of that limb's digits, else to a partial slot (its
+// first and last limb: slots 0 and 1, part + (2·cluster + slot)·2n words, pair t0, t1), and
+// ks_cluster_fix_kernel adds the partials of each split limb.
+// Arithmetic: FP64 butterflies for q < 2^47 (FP64 LIMBS; the values are reduced to |x| <= q/2 + 1
+// after phase A so that the 13 stages of phase B start inside the bound), Harvey's lazy integer
+// butterflies otherwise (60-bit q_0 and the special primes). Accumulators: FP64 sums of the
+// f64_mulmod products (each below 0.91q in magnitude) reduced every 32 digits, so below
+// 32·0.91·2^47 < 2^52; integer sums kept in [0, q).
+template <int LOGN> struct ksc_shape {
+    static constexpr int LOG2 = LOGN - 3;           // chunk bits
+    static constexpr unsigned N2 = 1u << LOG2;      // chunk elements
+    static constexpr unsigned NT = N2 / 16;         // threads per block: 16 elements each
+    static constexpr unsigned PADW = N2 + N2 / 16;  // chunk buffer words (one pad word per 16)
+    static constexpr size_t SMEM = (size_t)(PADW + 2 * N2) * sizeof(uint64_t); // + t0, t1 sums
+    static constexpr unsigned MINB = LOGN == 15 ? 2 : 1; // blocks per SM (shared memory)
+};
+constexpr unsigned KSC_BLOCKS = 8; // blocks per cluster
+// chunk position p -> word: one pad word per 16 keeps the passes' strided accesses (16
+// consecutive positions per thread in the last pass) free of bank conflicts
+__device__ __forceinline__ unsigned ksc_pad(unsigned p) { return p + (p >> 4); }
+
+template <bool F64>
+__device__ __forceinline__ void ksc_ct(uint64_t &x, uint64_t &y, ulonglong2 w, const Ctx &c) {
+    if constexpr (F64) {
+        const double t = f64_mulmod(dbl(y), (double)w.x, c), a = dbl(x);
+        x = bits(__dadd_rn(a, t));
+        y = bits(__dsub_rn(a, t));
+    } else {
+        hepa_butterfly_ct_lazy(&x, &y, w.x, w.y, c.q);
+    }
+}
+
+// Twiddle pair idx of the forward table (FP64: w alone, half the bytes)
+template <bool F64> __device__ __forceinline__ ulonglong2 ksc_tw(const Ctx &c, unsigned idx) {
+    if constexpr (F64) return {__ldg(reinterpret_cast<const unsigned long long *>(c.tw + idx)), 0};
+    else return __ldg(c.tw + idx);
+}
+
+// Stages S0 .. S0 + RB - 1 of a chunk (local stage s: butterflies 2^(LOG2-1-s) apart) on the
+// 16 values of thread `tid`: 16 >> RB groups of 2^RB values, group g = super-group tid + g·NT,
+// its values HR = 2^(LOG2 - S0 - RB) apart. Local stage s of chunk m is global stage 3 + s,
+// twiddle (8 + m)·2^s + (local block index).
+template <int LOG2, int S0, int RB, bool F64, unsigned NT>
+__device__ __forceinline__ void ksc_pass(uint64_t (&v)[16], const Ctx &c, unsigned tid,
+                                         unsigned m) {
+    constexpr int R = 1 << RB;
+#pragma unroll
+    for (int g = 0; g < 16 / R; ++g) {
+        const unsigned sg = tid + g * NT, blk = sg >> (LOG2 - S0 - RB);
+#pragma unroll
+        for (int u = 0; u < RB; ++u) {
+            const int hb = 1 << (RB - 1 - u);
+            ulonglong2 w[R / 2];
+#pragma unroll
+            for (int j = 0; j < (1 << u); ++j)
+                w[j] = ksc_tw<F64>(c, ((8 + m) << (S0 + u)) + (blk << u) + j);
+#pragma unroll
+            for (int t = 0; t < R; ++t)
+                if (!(t & hb)) ksc_ct<F64>(v[g * R + t], v[g * R + t + hb], w[t >> (RB - u)], c);
+        }
+    }
+}
+template <int LOG2, int S0, int RB, unsigned NT>
+__device__ __forceinline__ unsigned ksc_addr(unsigned tid, int g, int t) {
+    constexpr int R = 1 << RB;
+    constexpr unsigned HR = 1u << (LOG2 - S0 - RB);
+    const unsigned sg = tid + g * NT, blk = sg / HR, lo = sg % HR;
+    return ksc_pad(blk * HR * R + lo + (unsigned)t * HR);
+}
+// One pass: load the thread's values from the chunk, run the stages, store them back.
+template <int LOG2, int S0, int RB, bool F64, unsigned NT>
+__device__ __forceinline__ void ksc_smem_pass(uint64_t (&v)[16], uint64_t *chunk, const Ctx &c,
+                                              unsigned tid, unsigned m) {
+    constexpr int R = 1 << RB;
+#pragma unroll
+    for (int g = 0; g < 16 / R; ++g)
+#pragma unroll
+        for (int t = 0; t < R; ++t) v[g * R + t] = chunk[ksc_addr<LOG2, S0, RB, NT>(tid, g, t)];
+    ksc_pass<LOG2, S0, RB, F64, NT>(v, c, tid, m);
+#pragma unroll
+    for (int g = 0; g < 16 / R; ++g)
+#pragma unroll
+        for (int t = 0; t < R; ++t) chunk[ksc_addr<LOG2, S0, RB, NT>(tid, g, t)] = v[g * R + t];
+    __syncthreads();
+}
+// The last pass, the chunk's last four stages (S0 = LOG2 - 4): thread tid's values are positions
+// 16·tid + t, so warp w works on positions [512w, 512w + 512) of the chunk alone and, once it has
+// loaded them, uses that part of the buffer as scratch (the cluster barrier's arrive comes after):
+//   FP64: the pass's 480 twiddles of the warp (stage u: 32·2^u consecutive table entries) are
+//     first copied there as doubles with coalesced loads; read from global memory per thread,
+//     each thread's own run of entries, they missed the L1 (16 warps, 123 KB of lines);
+//   then the values go back and are read transposed: on return thread tid holds positions
+//     512w + lane + 32t (t < 16), so the key rows, c's own limb and the sums are accessed
+//     coalesced.
+__device__ __forceinline__ unsigned ksc_pad8(unsigned e) { return e + (e >> 3); }
+template <int LOG2, bool F64, unsigned NT>
+__device__ __forceinline__ void ksc_last_pass(uint64_t (&v)[16], uint64_t *chunk, const Ctx &c,
+                                              unsigned tid, unsigned m) {
+    constexpr int S0 = LOG2 - 4;
+    const unsigned lane = tid & 31, w = tid >> 5;
+    uint64_t *reg = chunk + ksc_pad(512 * w); // the warp's 512 positions: 544 words
+#pragma unroll
+    for (int t = 0; t < 16; ++t) v[t] = chunk[ksc_pad(16 * tid + t)];
+    if constexpr (F64) {
+        __syncwarp();
+        const unsigned long long *tw = reinterpret_cast<const unsigned long long *>(c.tw);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const unsigned start = ((8 + m) << (S0 + u)) + ((32 * w) << u);
+#pragma unroll
+            for (int r = 0; r < (1 << u); ++r) {
+                const unsigned e = lane + 32 * r;
+                reg[ksc_pad8(32 * ((1 << u) - 1) + e)] = bits((double)__ldg(tw + 2 * (start + e)));
+            }
+        }
+        __syncwarp();
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const int hb = 1 << (3 - u);
+#pragma unroll
+            for (int t = 0; t < 16; ++t) {
+                if (t & hb) continue;
+                const double wd = dbl(reg[ksc_pad8(32 * ((1 << u) - 1) + (lane << u) + (t >> (4 - u)))]);
+                const double y = f64_mulmod(dbl(v[t + hb]), wd, c), x = dbl(v[t]);
+                v[t] = bits(__dadd_rn(x, y));
+                v[t + hb] = bits(__dsub_rn(x, y));
+            }
+        }
+        __syncwarp();
+    } else {
+        ksc_pass<LOG2, S0, 4, false, NT>(v, c, tid, m);
+    }
+#pragma unroll
+    for (int t = 0; t < 16; ++t) chunk[ksc_pad(16 * tid + t)] = v[t];
+    __syncwarp();
+#pragma unroll
+    for (int t = 0; t < 16; ++t) v[t] = reg[ksc_pad(lane + 32 * t)];
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); // chunk read
+}
+// Phase B: the chunk's log n - 3 stages; on return thread tid holds final positions
+// 512·(tid / 32) + tid % 32 + 32t, and this block has arrived on the cluster barrier.
+template <int LOG2, bool F64, unsigned NT>
+__device__ __forceinline__ void ksc_phase_b(uint64_t (&v)[16], uint64_t *chunk, const Ctx &c,
+                                            unsigned tid, unsigned m) {
+    if constexpr (LOG2 == 13) {
+        ksc_smem_pass<13, 0, 3, F64, NT>(v, chunk, c, tid, m);
+        ksc_smem_pass<13, 3, 3, F64, NT>(v, chunk, c, tid, m);
+        ksc_smem_pass<13, 6, 3, F64, NT>(v, chunk, c, tid, m);
+    } else {
+        static_assert(LOG2 == 12, "chunk sizes 2^12, 2^13");
+        ksc_smem_pass<12, 0, 4, F64, NT>(v, chunk, c, tid, m);
+        ksc_smem_pass<12, 4, 4, F64, NT>(v, chunk, c, tid, m);
+    }
+    ksc_last_pass<LOG2, F64, NT>(v, chunk, c, tid, m);
+}
+
+// The conversion of coefficient x in [0, q_s) of a one-limb digit to modulus lc.q (XF 4 of
+// ntt_tile_kernel, conv_core.h's exact Conv_{q_s -> q} for one source limb): u = round(x / q_s)
+// with the host's double operations, x mod q (one Barrett step, x < 2^62), minus u·(q_s mod q).
+// ax = (source limb, q_s mod q, 1/q_s as double bits). Result in [0, q).
+__device__ __forceinline__ uint64_t modup1_convert(uint64_t x, const uint64_t *ax,
+                                                   const hepa_dev_limb &lc) {
+    const double f = __dadd_rn(0.0, __dmul_rn((double)x, __longlong_as_double((long long)ax[2])));
+    const uint64_t u = (uint64_t)(f + 0.5);
+    if (x >= lc.q) {
+        x -= hepa_mulhi64(x, lc.ratio_hi) * lc.q; // [0, 2q)
+        if (x >= lc.q) x -= lc.q;
+    }
+    return u ? hepa_mod_sub(x, ax[1], lc.q) : x;
+}
+
+// One item (limb e, digit i): see KEY SWITCHING ON A CLUSTER. acc: this thread's sums (t0 at
+// acc[t·NT], t1 at acc[(16 + t)·NT], t = 0..15); first: the segment's first item (store, not add).
+template <int LOGN, bool F64>
+__device__ __forceinline__ void ksc_item(uint64_t *chunk, uint64_t *acc, const Ctx &c,
+                                         const hepa_dev_limb &lc, const uint64_t *src,
+                                         const uint64_t *ax, const uint64_t *own,
+                                         const uint64_t *kb, const uint64_t *ka, unsigned m,
+                                         bool first, bool fold) {
+    using sh = ksc_shape<LOGN>;
+    constexpr unsigned N2 = sh::N2, NT = sh::NT;
+    const unsigned tid = threadIdx.x;
+    uint64_t v[16];
+    // this thread's final positions in the chunk: pos + 32t (see ksc_last_pass)
+    const unsigned pos = 512 * (tid >> 5) + (tid & 31);
+    if (own) { // the digit's own limb: NTT domain already
+#pragma unroll
+        for (int t = 0; t < 16; ++t) {
+            const uint64_t x = __ldcs(own + pos + 32 * t);
+            v[t] = F64 ? bits((double)x) : x;
+        }
+    } else {
+        // phase A: k = m·N2/8 + tid + h·NT (h = 0, 1), the three stages across chunks
+        ulonglong2 w[8]; // w[1 .. 7]: the three stages' twiddles
+#pragma unroll
+        for (int j = 1; j < 8; ++j) w[j] = ksc_tw<F64>(c, j);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const unsigned k = m * (N2 / 8) + tid + h * NT;
+            uint64_t *x = v + 8 * h;
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                const uint64_t y = modup1_convert(__ldg(src + k + j * N2), ax, lc);
+                x[j] = F64 ? bits((double)y) : y;
+            }
+#pragma unroll
+            for (int j = 0; j < 4; ++j) ksc_ct<F64>(x[j], x[j + 4], w[1], c);
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+                if (!(j & 2)) ksc_ct<F64>(x[j], x[j + 2], w[2 + (j >> 2)], c);
+#pragma unroll
+            for (int j = 0; j < 8; j += 2) ksc_ct<F64>(x[j], x[j + 1], w[4 + (j >> 1)], c);
+            if constexpr (F64) {
+#pragma unroll
+                for (int j = 0; j < 8; ++j) x[j] = bits(f64_reduce(dbl(x[j]), c)); // |.| <= q/2 + 1
+            }
+        }
+        // every thread of the cluster has read the previous item's chunk
+        asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+        const uint32_t base = (uint32_t)__cvta_generic_to_shared(chunk);
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            uint32_t ra;
+            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra) : "r"(base), "r"(j));
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const unsigned k = m * (N2 / 8) + tid + h * NT;
+                asm volatile("st.shared::cluster.u64 [%0], %1;" ::"r"(ra + 8 * ksc_pad(k)),
+                             "l"(v[8 * h + j])
+                             : "memory");
+            }
+        }
+        asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+                     "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+        ksc_phase_b<sh::LOG2, F64, NT>(v, chunk, c, tid, m);
+    }
+    // products with the key rows, added into the sums
+#pragma unroll
+    for (int t = 0; t < 16; ++t) {
+        // read once: streaming loads (evict first), so that the key's 1.2 GB passing through L2
+        // do not push out the digits and twiddle tables every cluster re-reads (ncu, N = 2^16,
+        // 33 primes, P = 1, normal loads: 4.3 GB from DRAM against 1.2 GB of key)
+        const uint64_t b = __ldcs(kb + pos + 32 * t), a = __ldcs(ka + pos + 32 * t);
+        uint64_t *s0 = acc + t * NT, *s1 = acc + (16 + t) * NT;
+        if constexpr (F64) {
+            const double x = dbl(v[t]);
+            double p0 = f64_mulmod(x, (double)b, c), p1 = f64_mulmod(x, (double)a, c);
+            if (!first) p0 = __dadd_rn(p0, dbl(*s0)), p1 = __dadd_rn(p1, dbl(*s1));
+            if (fold) p0 = f64_reduce(p0, c), p1 = f64_reduce(p1, c);
+            *s0 = bits(p0), *s1 = bits(p1);
+        } else {
+            const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
+            const uint64_t x = hepa_reduce_4q(v[t], lc.q);
+            const uint64_t p0 = hepa_mod_mul(x, b, &mod), p1 = hepa_mod_mul(x, a, &mod);
+            *s0 = first ? p0 : hepa_mod_add(p0, *s0, lc.q);
+            *s1 = first ? p1 : hepa_mod_add(p1, *s1, lc.q);
+        }
+    }
+}
+
+// The sums of one segment to d0 / d1 (the thread's positions, see ksc_item), in [0, q).
+template <int LOGN, bool F64>
+__device__ __forceinline__ void ksc_write(const uint64_t *acc, const Ctx &c, uint64_t *d0,
+                                          uint64_t *d1) {
+    constexpr unsigned NT = ksc_shape<LOGN>::NT;
+    const unsigned pos = 512 * (threadIdx.x >> 5) + (threadIdx.x & 31);
+#pragma unroll
+    for (int t = 0; t < 16; ++t) {
+        uint64_t x0 = acc[t * NT], x1 = acc[(16 + t) * NT];
+        if constexpr (F64) x0 = f64_canonical(dbl(x0), c), x1 = f64_canonical(dbl(x1), c);
+        d0[pos + 32 * t] = x0;
+        d1[pos + 32 * t] = x1;
+    }
+}
+
+// First item of cluster `cl`'s range (of T items over `clusters` clusters).
+__host__ __device__ __forceinline__ size_t ksc_start(unsigned cl, size_t T, unsigned clusters) {
+    return (size_t)cl * T / clusters;
+}
+
+template <int LOGN>
+__global__ void __launch_bounds__(ksc_shape<LOGN>::NT, ksc_shape<LOGN>::MINB)
+    ks_cluster_kernel(uint64_t *t0, uint64_t *t1, uint64_t *part, const uint64_t *coef,
+                      const uint64_t *cin, const uint64_t *key, const uint64_t *__restrict__ aux,
+                      const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
+                      unsigned l, unsigned L, unsigned E, unsigned dnum, size_t keyW,
+                      unsigned clusters) {
+#if __CUDA_ARCH__ >= 900
+    using sh = ksc_shape<LOGN>;
+    constexpr size_t n = (size_t)1 << LOGN;
+    constexpr unsigned N2 = sh::N2;
+    extern __shared__ uint64_t smem_dyn[];
+    uint64_t *chunk = smem_dyn, *acc = smem_dyn + sh::PADW + threadIdx.x;
+    unsigned m;
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(m));
+    const unsigned cl = blockIdx.x / KSC_BLOCKS;
+    const size_t T = (size_t)E * dnum, u0 = ksc_start(cl, T, clusters),
+                 u1 = ksc_start(cl + 1, T, clusters);
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); // chunk free
+    for (size_t u = u0; u < u1;) {
+        const unsigned e = (unsigned)(u / dnum), mi = e < l ? e : L + e - l;
+        const unsigned i_lo = (unsigned)(u - (size_t)e * dnum);
+        const size_t end = (size_t)(e + 1) * dnum < u1 ? (size_t)(e + 1) * dnum : u1;
+        const unsigned i_hi = (unsigned)(end - (size_t)e * dnum);
+        const hepa_dev_limb lc = limbs[mi];
+        Ctx c = ctx_of(lc, tables, n, (int)mi, false);
+        c.f64 = lc.q < HEPA_DEV_F64_BELOW;
+        c.qd = (double)lc.q;
+        c.qi = 1.0 / c.qd;
+        for (unsigned i = i_lo; i < i_hi; ++i) {
+            // map entry of (digit i, limb e) among the level's E - 1 per digit (build_levels)
+            const uint64_t *ax = aux + 3 * ((size_t)i * (E - 1) + (e < i ? e : e - 1));
+            const uint64_t *own = i == e ? cin + (size_t)e * n + m * N2 : nullptr;
+            const uint64_t *kb = key + 2 * (size_t)i * keyW + (size_t)mi * n + m * N2;
+            const bool first = i == i_lo, fold = ((i - i_lo) & 31) == 31;
+            if (c.f64)
+                ksc_item<LOGN, true>(chunk, acc, c, lc, coef + (size_t)i * n, ax, own, kb,
+                                     kb + keyW, m, first, fold);
+            else
+                ksc_item<LOGN, false>(chunk, acc, c, lc, coef + (size_t)i * n, ax, own, kb,
+                                      kb + keyW, m, first, fold);
+        }
+        uint64_t *d0, *d1;
+        if (i_lo == 0 && i_hi == dnum) { // the whole sum
+            d0 = t0 + (size_t)e * n + m * N2;
+            d1 = t1 + (size_t)e * n + m * N2;
+        } else {                         // slot 0: the range's first limb, 1: its last
+            d0 = part + (2 * (size_t)cl + (u == u0 ? 0 : 1)) * 2 * n + m * N2;
+            d1 = d0 + n;
+        }
+        if (c.f64)
+            ksc_write<LOGN, true>(acc, c, d0, d1);
+        else
+            ksc_write<LOGN, false>(acc, c, d0, d1);
+        u = end;
+    }
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); // pairs the last arrive
+#endif
+}
+
+// The limbs that ks_cluster_kernel split between clusters: t0 / t1 limb e = the sum of their
+// partial slots. One thread per 2 positions, grid (n / 512, E).
+__global__ void ks_cluster_fix_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *part,
+                                      const hepa_dev_limb *__restrict__ limbs, unsigned l,
+                                      unsigned L, unsigned dnum, unsigned logn, unsigned E,
+                                      unsigned clusters) {
+    const unsigned e = blockIdx.y, mi = e < l ? e : L + e - l;
+    const size_t T = (size_t)E * dnum, lo = (size_t)e * dnum, hi = lo + dnum, n = (size_t)1 << logn;
+    unsigned c0 = 0;
+    while (ksc_start(c0 + 1, T, clusters) <= lo) ++c0; // the cluster holding item lo
+    if (ksc_start(c0, T, clusters) <= lo && ksc_start(c0 + 1, T, clusters) >= hi) return; // whole
+    const uint64_t q = limbs[mi].q;
+    const size_t x = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 2;
+    if (x >= n) return;
+    ulonglong2 s0 = {0, 0}, s1 = {0, 0};
+    for (unsigned c = c0; c < clusters && ksc_start(c, T, clusters) < hi; ++c) {
+        const size_t s = ksc_start(c, T, clusters);
+        if (s == ksc_start(c + 1, T, clusters)) continue; // empty range (not launched so)
+        const uint64_t *p = part + (2 * (size_t)c + (s / dnum == e ? 0 : 1)) * 2 * n + x;
+        const ulonglong2 a = *reinterpret_cast<const ulonglong2 *>(p);
+        const ulonglong2 b = *reinterpret_cast<const ulonglong2 *>(p + n);
+        s0 = {hepa_mod_add(s0.x, a.x, q), hepa_mod_add(s0.y, a.y, q)};
+        s1 = {hepa_mod_add(s1.x, b.x, q), hepa_mod_add(s1.y, b.y, q)};
+    }
+    *reinterpret_cast<ulonglong2 *>(t0 + (size_t)e * n + x) = s0;
+    *reinterpret_cast<ulonglong2 *>(t1 + (size_t)e * n + x) = s1;
+}
+
 template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG = false,
           int XF = 0>
 cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
@@ -1224,6 +1617,60 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
         (unsigned)(ring->num_moduli - K), (unsigned)E, (unsigned)dnum, (unsigned)alpha,
         ring->num_moduli * n);
     return _hepa_dev_status(cudaGetLastError(), "key-switch ModUp row pass + inner product");
+}
+
+// Key switching's ModUp and inner product on clusters (see device/internal.h and KEY SWITCHING ON
+// A CLUSTER). The co-resident cluster count is asked once per device and size.
+extern "C" hepa_status _hepa_dev_ks_cluster(const hepa_ring *ring, size_t level, size_t K,
+                                            size_t dnum, uint64_t *t0, uint64_t *t1,
+                                            uint64_t *part, size_t part_words,
+                                            const uint64_t *coef, const uint64_t *c,
+                                            const uint64_t *key, const uint64_t *aux) {
+    const unsigned logn = ring->log_n;
+    if (logn != 15 && logn != 16) return HEPA_ERR_UNSUPPORTED;
+    const void *k = logn == 15 ? (const void *)ks_cluster_kernel<15> : (const void *)ks_cluster_kernel<16>;
+    const unsigned threads = logn == 15 ? ksc_shape<15>::NT : ksc_shape<16>::NT;
+    const size_t smem = logn == 15 ? ksc_shape<15>::SMEM : ksc_shape<16>::SMEM;
+    static int active[2][64]; // per size and device: 0 unknown, -1 no clusters, else the count
+    const int dev = ring->dev->device;
+    if (dev < 0 || dev >= 64) return HEPA_ERR_UNSUPPORTED;
+    int &act = active[logn - 15][dev];
+    if (act == 0) {
+        int cur = 0;
+        if (cudaGetDevice(&cur) != cudaSuccess || cur != dev) {
+            (void)cudaGetLastError();
+            return HEPA_ERR_UNSUPPORTED;
+        }
+        const int a = cluster_kernel_active(k, KSC_BLOCKS, threads, smem);
+        act = a > 0 ? a : -1;
+    }
+    if (act < 0) return HEPA_ERR_UNSUPPORTED;
+    const size_t n = ring->n, E = level + K, T = E * dnum;
+    // one wave of clusters, each with at least 4 items (and 4 partial limbs of room in part)
+    size_t clusters = (size_t)act < T / 4 ? (size_t)act : T / 4;
+    if (clusters < 1) clusters = 1;
+    if (clusters > 1 && part_words < 4 * clusters * n) return HEPA_ERR_UNSUPPORTED;
+    cudaStream_t st = (cudaStream_t)ring->dev->stream;
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute attr;
+    cluster_config((unsigned)clusters, KSC_BLOCKS, threads, smem, st, cfg, attr);
+    const unsigned l = (unsigned)level, L = (unsigned)(ring->num_moduli - K);
+    const size_t keyW = ring->num_moduli * n;
+    cudaError_t e =
+        logn == 15 ? cudaLaunchKernelEx(&cfg, ks_cluster_kernel<15>, t0, t1, part, coef, c, key, aux,
+                                        (const uint64_t *)ring->dev->tables,
+                                        (const hepa_dev_limb *)ring->dev->limbs, l, L, (unsigned)E,
+                                        (unsigned)dnum, keyW, (unsigned)clusters)
+                   : cudaLaunchKernelEx(&cfg, ks_cluster_kernel<16>, t0, t1, part, coef, c, key, aux,
+                                        (const uint64_t *)ring->dev->tables,
+                                        (const hepa_dev_limb *)ring->dev->limbs, l, L, (unsigned)E,
+                                        (unsigned)dnum, keyW, (unsigned)clusters);
+    if (e == cudaSuccess && clusters > 1)
+        ks_cluster_fix_kernel<<<dim3((unsigned)(n / 512), (unsigned)E), 256, 0, st>>>(
+            t0, t1, part, ring->dev->limbs, l, L, (unsigned)dnum, logn, (unsigned)E,
+            (unsigned)clusters);
+    return _hepa_dev_status(e == cudaSuccess ? cudaGetLastError() : e,
+                            "key-switch ModUp + inner product (clusters)");
 }
 
 // Key switching's ModDown NTT (see device/internal.h): forward NTT of the pair (y0, y1) with the
