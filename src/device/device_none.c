@@ -62,14 +62,6 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
         (void)c, (void)key;
     return HEPA_ERR_NO_DEVICE;
 }
-hepa_status _hepa_dev_ks_cluster(const struct hepa_ring *ring, size_t level, size_t K, size_t dnum,
-                                 uint64_t *t0, uint64_t *t1, uint64_t *part, size_t part_words,
-                                 const uint64_t *coef, const uint64_t *c, const uint64_t *key,
-                                 const uint64_t *aux) {
-    (void)ring, (void)level, (void)K, (void)dnum, (void)t0, (void)t1, (void)part,
-        (void)part_words, (void)coef, (void)c, (void)key, (void)aux;
-    return HEPA_ERR_NO_DEVICE;
-}
 hepa_status _hepa_dev_ntt_moddown(const struct hepa_ring *ring, size_t level, uint64_t *out0,
                                   uint64_t *out1, const uint64_t *t0, const uint64_t *t1,
                                   const uint64_t *y0, const uint64_t *y1, const uint64_t *conv_aux,

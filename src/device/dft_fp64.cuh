@@ -12,8 +12,6 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 
-#include "device/cluster.cuh"
-
 namespace {
 
 __device__ __forceinline__ double2 cmul(double2 a, double2 b) {
@@ -277,6 +275,51 @@ __device__ __forceinline__ void dft64_cluster8(const IO &io, const double2 *tw) 
 #else
     (void)io, (void)tw;
 #endif
+}
+
+// cluster_config: the launch of `clusters` clusters of `cluster` blocks of `threads` threads with
+// `smem` bytes of dynamic shared memory each (cfg points at attr).
+// cluster_kernel_ok: whether kernel k (compiled for sm_90) launches so on the current device; sets
+// the kernel's shared-memory limit (and, above 8 blocks, the non-portable cluster size) on the way.
+inline void cluster_config(unsigned clusters, unsigned cluster, unsigned threads, size_t smem,
+                           cudaStream_t st, cudaLaunchConfig_t &cfg, cudaLaunchAttribute &attr) {
+    cfg = {};
+    cfg.gridDim = dim3(clusters * cluster);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = st;
+    attr = {};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+}
+inline bool cluster_kernel_ok(const void *k, unsigned cluster, unsigned threads, size_t smem) {
+    int dev = 0, ok = 0;
+    cudaFuncAttributes a;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&ok, cudaDevAttrClusterLaunch, dev) != cudaSuccess ||
+        cudaFuncGetAttributes(&a, k) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    if (!ok || a.ptxVersion < 90) return false;
+    if ((cluster > 8 && cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) ||
+        cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute attr;
+    cluster_config(1, cluster, threads, smem, 0, cfg, attr);
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, k, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return clusters > 0;
 }
 
 } // namespace

@@ -134,18 +134,6 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
                                     const uint64_t *ext, const uint64_t *c, const uint64_t *key);
 
-/* Key switching's ModUp and inner product for one-limb digits (alpha = 1) with every NTT on a
- * thread-block cluster (n = 2^15, 2^16 on sm_90; HEPA_ERR_UNSUPPORTED elsewhere, and where part
- * is too small): t0 / t1 limb e (e < level + K) = Σ_j NTT_mod(e)(digit j's conversion) ⊙ key
- * digit j's b / a of modulus mod(e), with digit j's own limb (e == j < level) taken from c (NTT
- * domain) as it is; as _hepa_dev_ks_inner after ModUp. coef: the inverse NTT of c (level limbs).
- * aux: the level's ModUp constants (as for _hepa_dev_ntt_modup1: map entry j·(level+K-1) + e,
- * e's own limb skipped). part: scratch of part_words words (up to 4·n per cluster). */
-hepa_status _hepa_dev_ks_cluster(const struct hepa_ring *ring, size_t level, size_t K, size_t dnum,
-                                 uint64_t *t0, uint64_t *t1, uint64_t *part, size_t part_words,
-                                 const uint64_t *coef, const uint64_t *c, const uint64_t *key,
-                                 const uint64_t *aux);
-
 /* Key switching's ModDown after its inverse NTT of P and, for K > 1, its conversion (n >= 2^13;
  * HEPA_ERR_UNSUPPORTED below): out_k[i] = (t_k[i] - NTT_i(y_k))·s_i for i < level, k = 0, 1, in
  * one forward NTT of the pair whose last pass subtracts and scales (scale_aux: the rescale's

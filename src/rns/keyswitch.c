@@ -338,15 +338,6 @@ hepa_status _hepa_ks_modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint
                                  uint64_t *ext, const uint64_t *c, uint64_t *tmp,
                                  const hepa_ksk *key) {
     const hepa_ring *r = ks->ring;
-    if (on_device(r) && ks->daux && (r->log_n == 15 || r->log_n == 16)) {
-        /* one-limb digits: every NTT on chip, ext only scratch for partial sums */
-        const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l);
-        hepa_status s = _hepa_dev_ntt_inverse(r, l, tmp, c);
-        if (s != HEPA_OK) return s;
-        s = _hepa_dev_ks_cluster(r, l, ks->K, dn, t0, t1, ext, dn * E * n, tmp, c, key->data,
-                                 ks->daux + 3 * ks->up_map[l]);
-        if (s != HEPA_ERR_UNSUPPORTED) return s;
-    }
     if (on_device(r) && r->log_n >= 13) {
         /* every NTT pass of ModUp but the last, then the last fused with the inner product */
         const hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);

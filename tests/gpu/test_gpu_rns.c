@@ -239,9 +239,8 @@ Test(gpu_rns, keyswitch_small) {
     /* from n = 2^13 (the two n = 8192 cases above, and those below) ModUp's last NTT pass and
      * the inner product run as one kernel (_hepa_dev_ks_rows_inner); 62-bit Q primes: */
     check_keyswitch(8192, 5, 2, 0, 62);
-    /* one-limb digits at n = 2^15, 2^16 on sm_90: ModUp and the inner product on thread-block
-     * clusters (_hepa_dev_ks_cluster); levels 5, 3, 1 split limbs between clusters (partial
-     * sums) or give one cluster everything; 62-bit primes: every limb on the integer path */
+    /* one-limb digits at n = 2^15 and 2^16 (issue 6's sizes) at quick sizes; 62-bit primes:
+     * every limb on the integer path */
     check_keyswitch(32768, 5, 1, 0, 40);
     check_keyswitch(65536, 3, 1, 0, 62);
 }
@@ -251,7 +250,7 @@ Test(gpu_rns, keyswitch_issue_shapes) {
     check_keyswitch(8192, 9, 4, 0, 40);
     check_keyswitch(65536, 33, 2, 0, 40); /* 33 = 16·2 + 1: Phantom's crashing split */
     check_keyswitch(32768, 17, 1, 0, 40); /* issue 6's 2^15 shape, fused ModUp */
-    check_keyswitch(65536, 33, 1, 0, 40); /* issue 6's 2^16 shape: clusters with whole limbs */
+    check_keyswitch(65536, 33, 1, 0, 40); /* issue 6's 2^16 shape, fused ModUp */
     check_keyswitch(1 << 18, 3, 1, 0, 50); /* fused ModUp through a three-pass NTT */
     check_keyswitch(1 << 18, 4, 2, 0, 50); /* digits of 2 limbs through a three-pass NTT */
 }
