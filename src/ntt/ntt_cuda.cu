@@ -867,7 +867,14 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
 //   128-bit sums and cp.async prefetch: 1483 µs with 4 blocks per SM (128 registers, spills),
 //   1407 µs with 3 (kept).
 // N = 2^17 with 61 primes: 12.7 ms (first row above) -> 9.6 ms; N = 2^15 with 17: 316 -> 229 µs.
+// F64 (rings with a limb below HEPA_DEV_F64_BELOW, n >= 2^16: see _hepa_dev_ks_rows_inner): the
+// row pass of such limbs on the FP64 pipe (FP64 LIMBS; 8 stages from [0, q), inside its bounds),
+// from and back to words in [0, q), so the sums are the integer path's. 168 registers, no spills.
+// Keeping ModUp's transforms on chip instead (thread-block clusters, one extended limb per
+// cluster, sums in shared memory) was tried and measured 2x slower (16 warps per SM, latency
+// bound): bench/results/2026-11-22-h100-ks-cluster-experiment.md.
 constexpr unsigned KS_ROWS_SMEM_WORDS = 4 * 256 + 4 * 512 + 4 * 256 + 4 * 1024;
+template <bool F64>
 __global__ void __launch_bounds__(128, 3)
     ks_rows_inner_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *ext, const uint64_t *cin,
                          const uint64_t *key, const uint64_t *__restrict__ tables,
@@ -890,6 +897,11 @@ __global__ void __launch_bounds__(128, 3)
     const hepa_dev_limb lc = limbs[mi];
     const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
     Ctx c = ctx_of(lc, tables, n, mi, false);
+    if (F64 && lc.q < HEPA_DEV_F64_BELOW) { // FP64 LIMBS
+        c.f64 = true;
+        c.qd = (double)lc.q;
+        c.qi = 1.0 / c.qd;
+    }
     const unsigned own = e < l ? e / alpha : ~0u; // the digit whose own limb e is
     // digit j's data row and key rows into dbuf and key buffer j mod 2 (16 bytes per copy)
     auto issue = [&](unsigned j) {
@@ -927,11 +939,20 @@ __global__ void __launch_bounds__(128, 3)
         __syncwarp(); // every lane has read dbuf; key buffer (j + 1) mod 2 was read at digit j - 1
         if (j + 1 < dnum) issue(j + 1);
         if (j != own) {
+            if (F64 && c.f64) {
+#pragma unroll
+                for (int k = 0; k < 8; ++k) v[k] = bits((double)v[k]); // exact: words below 2^53
+            }
             ulonglong2 tw[4];
             prefetch_step<GB, CB, S, false, true, true, 0>(tw, c, lane, warp, gx0, logn);
             run_steps<GB, CB, S, false, true, true, 0>(v, c, xch, lane, warp, gx0, logn, tw);
+            if (F64 && c.f64) {
 #pragma unroll
-            for (int k = 0; k < 8; ++k) v[k] = hepa_reduce_4q(v[k], c.q); // [0, q)
+                for (int k = 0; k < 8; ++k) v[k] = f64_canonical(dbl(v[k]), c); // [0, q)
+            } else {
+#pragma unroll
+                for (int k = 0; k < 8; ++k) v[k] = hepa_reduce_4q(v[k], c.q); // [0, q)
+            }
         }
         const uint64_t *kb = kbuf + (j & 1) * 512, *ka = kb + 256;
 #pragma unroll
@@ -1216,10 +1237,15 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     const size_t n = ring->n, E = level + K;
     const dim3 grid((unsigned)(n >> 10), (unsigned)E);
     const size_t smem = (size_t)KS_ROWS_SMEM_WORDS * sizeof(uint64_t);
-    cudaError_t ce = cudaFuncSetAttribute(ks_rows_inner_kernel,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    // FP64 rows from n = 2^16: measured on an H100 (hepa-bench --ks, multiply + relinearize, two
+    // A/B runs against the integer rows): 2^16/33/P=1 1537, 1536 -> 1451, 1444 µs; P=2 1312,
+    // 1309 -> 1296, 1292; P=3, P=4 unchanged; 2^17/61/1 9559 -> 8799, 8790; but 2^15/17/1 302,
+    // 300 -> 315, 315 (not understood; that size keeps the integer rows)
+    auto *k = ring->dev->f64 && ring->log_n >= 16 ? ks_rows_inner_kernel<true>
+                                                  : ks_rows_inner_kernel<false>;
+    cudaError_t ce = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (ce != cudaSuccess) return _hepa_dev_status(ce, "key-switch row pass (shared memory)");
-    ks_rows_inner_kernel<<<grid, 128, smem, (cudaStream_t)ring->dev->stream>>>(
+    k<<<grid, 128, smem, (cudaStream_t)ring->dev->stream>>>(
         t0, t1, ext, c, key, ring->dev->tables, ring->dev->limbs, ring->log_n, (unsigned)level,
         (unsigned)(ring->num_moduli - K), (unsigned)E, (unsigned)dnum, (unsigned)alpha,
         ring->num_moduli * n);
