@@ -521,6 +521,23 @@ __device__ __forceinline__ uint64_t f64_canonical(double x, const Ctx &c) {
     const double r = f64_reduce(x, c);
     return (uint64_t)(r < 0 ? __dadd_rn(r, c.qd) : r);
 }
+// A kernel built with F64 switches its context to the FP64 path for a limb below the bound.
+template <bool F64> __device__ __forceinline__ void ctx_f64(Ctx &c, const hepa_dev_limb &lc) {
+    if (F64 && lc.q < HEPA_DEV_F64_BELOW) {
+        c.f64 = true;
+        c.qd = (double)lc.q;
+        c.qi = 1.0 / c.qd;
+    }
+}
+// Words in [0, q) into the FP64 path's doubles (exact: below 2^53), and back to [0, q).
+__device__ __forceinline__ void f64_in(uint64_t (&v)[8]) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v[k] = bits((double)v[k]);
+}
+__device__ __forceinline__ void f64_out(uint64_t (&v)[8], const Ctx &c) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v[k] = f64_canonical(dbl(v[k]), c);
+}
 
 // Butterflies of one stage on slot bit I with the twiddles load_twiddles fetched.
 template <int I, bool INV, bool SCALE>
@@ -715,11 +732,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     const size_t off = dlimb * n;
 
     Ctx c = ctx_of(lc, tables, n, limb, INV);
-    if (F64 && lc.q < HEPA_DEV_F64_BELOW) { // FP64 LIMBS
-        c.f64 = true;
-        c.qd = (double)lc.q;
-        c.qi = 1.0 / c.qd;
-    }
+    ctx_f64<F64>(c, lc); // FP64 LIMBS
 
     // load with the load mapping (see load_map)
     constexpr Map lm = LoadMap<GB, CB, INV>::value;
@@ -765,10 +778,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
             v[k] = in[gx];
         }
     }
-    if (c.f64) {
-#pragma unroll
-        for (int k = 0; k < 8; ++k) v[k] = bits((double)v[k]); // exact: words below 2^53
-    }
+    if (c.f64) f64_in(v);
     if constexpr (STG) {
         // the row's 255 twiddle pairs (see Staged), after the data loads: ptxas placed the wait
         // between the data loads when the copies came first, so half of them waited for it
@@ -780,10 +790,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     run_steps<GB, CB, S, INV, LAST, STG, 0>(v, c, smem, lane, warp, gx0, logn, tw);
 
     const unsigned fb = thread_base<GB, CB, sch.count - 1, INV>(lane, warp);
-    if (c.f64) {
-#pragma unroll
-        for (int k = 0; k < 8; ++k) v[k] = f64_canonical(dbl(v[k]), c);
-    }
+    if (c.f64) f64_out(v, c);
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         const size_t gx = off + gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S);
@@ -897,11 +904,7 @@ __global__ void __launch_bounds__(128, 3)
     const hepa_dev_limb lc = limbs[mi];
     const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
     Ctx c = ctx_of(lc, tables, n, mi, false);
-    if (F64 && lc.q < HEPA_DEV_F64_BELOW) { // FP64 LIMBS
-        c.f64 = true;
-        c.qd = (double)lc.q;
-        c.qi = 1.0 / c.qd;
-    }
+    ctx_f64<F64>(c, lc); // FP64 LIMBS
     const unsigned own = e < l ? e / alpha : ~0u; // the digit whose own limb e is
     // digit j's data row and key rows into dbuf and key buffer j mod 2 (16 bytes per copy)
     auto issue = [&](unsigned j) {
@@ -939,16 +942,12 @@ __global__ void __launch_bounds__(128, 3)
         __syncwarp(); // every lane has read dbuf; key buffer (j + 1) mod 2 was read at digit j - 1
         if (j + 1 < dnum) issue(j + 1);
         if (j != own) {
-            if (F64 && c.f64) {
-#pragma unroll
-                for (int k = 0; k < 8; ++k) v[k] = bits((double)v[k]); // exact: words below 2^53
-            }
+            if (F64 && c.f64) f64_in(v);
             ulonglong2 tw[4];
             prefetch_step<GB, CB, S, false, true, true, 0>(tw, c, lane, warp, gx0, logn);
             run_steps<GB, CB, S, false, true, true, 0>(v, c, xch, lane, warp, gx0, logn, tw);
             if (F64 && c.f64) {
-#pragma unroll
-                for (int k = 0; k < 8; ++k) v[k] = f64_canonical(dbl(v[k]), c); // [0, q)
+                f64_out(v, c);
             } else {
 #pragma unroll
                 for (int k = 0; k < 8; ++k) v[k] = hepa_reduce_4q(v[k], c.q); // [0, q)
