@@ -503,8 +503,19 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
 // hot µs): forward 51.2 / 49.6 -> 46.4 / 43.2, inverse 56.2 / 53.6 -> 54.7 / 50.8 (the kernels
 // with this code spill a few words under the 64-register cap); hepa-bench --ks, N = 2^16, 33 Q
 // primes, P = 1: multiply + relinearize 1668 -> 1534 µs; N = 2^17, 61 primes: 10.55 -> 9.56 ms.
+// Word <-> double conversions use the exponent trick (u2d, d2u: one logic op and one FP64 add)
+// instead of cvt, whose 64-bit forms run at a quarter of the FP64 FMA rate on sm_80 / sm_90
+// (alone, this measured no faster: these kernels are not bound by that pipe).
 __device__ __forceinline__ double dbl(uint64_t v) { return __longlong_as_double((long long)v); }
 __device__ __forceinline__ uint64_t bits(double d) { return (uint64_t)__double_as_longlong(d); }
+// Exact for 0 <= v < 2^52: the double 2^52 + v has v as its mantissa.
+__device__ __forceinline__ double u2d(uint64_t v) {
+    return __dsub_rn(dbl(v | 0x4330000000000000ull), 0x1p52);
+}
+// Exact for an integer-valued x in [0, 2^52): x + 2^52 is exact and its mantissa is x.
+__device__ __forceinline__ uint64_t d2u(double x) {
+    return bits(__dadd_rn(x, 0x1p52)) & 0x000fffffffffffffull;
+}
 __device__ __forceinline__ double f64_round(double x) { // nearest integer, |x| < 2^51
     return __dsub_rn(__dadd_rn(x, 0x1.8p52), 0x1.8p52);
 }
@@ -519,7 +530,7 @@ __device__ __forceinline__ double f64_reduce(double x, const Ctx &c) {
 // [0, q) from a value of the FP64 path
 __device__ __forceinline__ uint64_t f64_canonical(double x, const Ctx &c) {
     const double r = f64_reduce(x, c);
-    return (uint64_t)(r < 0 ? __dadd_rn(r, c.qd) : r);
+    return d2u(r < 0 ? __dadd_rn(r, c.qd) : r);
 }
 // A kernel built with F64 switches its context to the FP64 path for a limb below the bound.
 template <bool F64> __device__ __forceinline__ void ctx_f64(Ctx &c, const hepa_dev_limb &lc) {
@@ -532,17 +543,22 @@ template <bool F64> __device__ __forceinline__ void ctx_f64(Ctx &c, const hepa_d
 // Words in [0, q) into the FP64 path's doubles (exact: below 2^53), and back to [0, q).
 __device__ __forceinline__ void f64_in(uint64_t (&v)[8]) {
 #pragma unroll
-    for (int k = 0; k < 8; ++k) v[k] = bits((double)v[k]);
+    for (int k = 0; k < 8; ++k) v[k] = bits(u2d(v[k]));
 }
 __device__ __forceinline__ void f64_out(uint64_t (&v)[8], const Ctx &c) {
 #pragma unroll
     for (int k = 0; k < 8; ++k) v[k] = f64_canonical(dbl(v[k]), c);
 }
 
-// Butterflies of one stage on slot bit I with the twiddles load_twiddles fetched.
-template <int I, bool INV, bool SCALE>
+template <bool B> struct BoolC { static constexpr bool value = B; }; // a compile-time flag argument
+
+// Butterflies of one stage on slot bit I with the twiddles load_twiddles fetched; FP: the FP64
+// path (FP64 LIMBS), chosen once per pass by the caller. (Until 2026-11-23 it was a run-time
+// test of c.f64 in every stage: the branches made ptxas copy the eight values between register
+// pairs at every merge, about 30 moves a stage.)
+template <int I, bool INV, bool SCALE, bool FP>
 __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, const ulonglong2 (&tw)[4]) {
-    if (c.f64) {
+    if constexpr (FP) {
         int p = 0;
 #pragma unroll
         for (int k = 0; k < 8; ++k) {
@@ -550,15 +566,15 @@ __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, const ulon
             const int k1 = k | (1 << I);
             const double x = dbl(v[k]), y = dbl(v[k1]);
             if (INV && SCALE) {
-                v[k] = bits(f64_mulmod(__dadd_rn(x, y), (double)c.n_inv, c));
-                v[k1] = bits(f64_mulmod(__dsub_rn(x, y), (double)c.n_inv_w, c));
+                v[k] = bits(f64_mulmod(__dadd_rn(x, y), u2d(c.n_inv), c));
+                v[k1] = bits(f64_mulmod(__dsub_rn(x, y), u2d(c.n_inv_w), c));
             } else if (!INV) {
-                const double t = f64_mulmod(y, (double)tw[p].x, c);
+                const double t = f64_mulmod(y, u2d(tw[p].x), c);
                 v[k] = bits(__dadd_rn(x, t));
                 v[k1] = bits(__dsub_rn(x, t));
             } else {
                 v[k] = bits(f64_reduce(__dadd_rn(x, y), c));
-                v[k1] = bits(f64_mulmod(__dsub_rn(x, y), (double)tw[p].x, c));
+                v[k1] = bits(f64_mulmod(__dsub_rn(x, y), u2d(tw[p].x), c));
             }
             ++p;
         }
@@ -598,7 +614,7 @@ __device__ __forceinline__ void prefetch_step(ulonglong2 (&tw)[4], const Ctx &c,
     }
 }
 
-template <int GB, int CB, int S, bool INV, bool LAST, bool STG, int STEP>
+template <int GB, int CB, int S, bool INV, bool LAST, bool STG, bool FP, int STEP>
 __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *smem, unsigned lane,
                                           unsigned warp, unsigned gx0, unsigned logn,
                                           ulonglong2 (&tw)[4]) {
@@ -643,11 +659,12 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
             // holds the top bit: it is the column pass or the single tile). Compile-time, so the
             // other stages carry no trace of it.
             if constexpr (INV && LAST && st.bit == GB - 1)
-                stage<st.slot, INV, true>(v, c, tw);
+                stage<st.slot, INV, true, FP>(v, c, tw);
             else
-                stage<st.slot, INV, false>(v, c, tw);
+                stage<st.slot, INV, false, FP>(v, c, tw);
         }
-        run_steps<GB, CB, S, INV, LAST, STG, STEP + 1>(v, c, smem, lane, warp, gx0, logn, tw_next);
+        run_steps<GB, CB, S, INV, LAST, STG, FP, STEP + 1>(v, c, smem, lane, warp, gx0, logn,
+                                                          tw_next);
     }
 }
 
@@ -746,6 +763,10 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
         for (int k = 0; k < 8; ++k)
             enc[k] = (int64_t)in[gx0 + ((b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)) << S)];
     }
+    // XF 4: this limb's conversion constants (see below); xf64: its FP64 route applies (an FP64
+    // limb, and a source modulus below 2^52, i.e. 1/q_s > 2^-52)
+    const uint64_t *ax = XF == 4 ? aux + 3 * (size_t)(map ? blockIdx.y : (unsigned)limb) : nullptr;
+    const bool xf64 = XF == 4 && F64 && c.f64 && __longlong_as_double((long long)ax[2]) > 0x1p-52;
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         const size_t gx = off + gx0 + ((b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)) << S);
@@ -762,9 +783,21 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
             // computed with the same double operations as hepa_conv_frac_add / _round, then
             // x mod q (one Barrett step: x < q_s < 2^62) minus u·(q_s mod q). The GPU key-switch
             // tests check it bit-exact against the host's generic conversion.
-            const uint64_t *ax = aux + 3 * (size_t)(map ? blockIdx.y : (unsigned)limb);
             uint64_t x = in[ax[0] * n + (gx - off)]; // [0, q_s)
-            const double f = __dadd_rn(0.0, __dmul_rn((double)x, __longlong_as_double((long long)ax[2])));
+            const double inv_s = __longlong_as_double((long long)ax[2]);
+            if (xf64) {
+                // The FP64 route (this limb is an FP64 one, and q_s < 2^52, so x is exact as a
+                // double): the same u from FP64 operations only (u = 1 exactly when f + 0.5
+                // rounds to >= 1), then x - u·(q_s mod q) reduced, |.| <= q/2 + 1, a value of
+                // the FP64 path (f64_in below leaves it alone). About 40 integer instructions
+                // per element fewer than the generic route, in a kernel (ModUp's columns) that
+                // is instruction-issue bound (ncu, H100: issue slots 74% busy).
+                const double xd = u2d(x), f = __dmul_rn(xd, inv_s);
+                const double cs = __dadd_rn(f, 0.5) >= 1.0 ? u2d(ax[1]) : 0.0;
+                v[k] = bits(f64_reduce(__dsub_rn(xd, cs), c));
+                continue;
+            }
+            const double f = __dadd_rn(0.0, __dmul_rn((double)x, inv_s));
             const uint64_t u = (uint64_t)(f + 0.5);
             if (x >= lc.q) {
                 x -= hepa_mulhi64(x, lc.ratio_hi) * lc.q; // [0, 2q)
@@ -778,7 +811,6 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
             v[k] = in[gx];
         }
     }
-    if (c.f64) f64_in(v);
     if constexpr (STG) {
         // the row's 255 twiddle pairs (see Staged), after the data loads: ptxas placed the wait
         // between the data loads when the copies came first, so half of them waited for it
@@ -787,10 +819,15 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     }
     ulonglong2 tw[4];
     prefetch_step<GB, CB, S, INV, LAST, STG, 0>(tw, c, lane, warp, gx0, logn);
-    run_steps<GB, CB, S, INV, LAST, STG, 0>(v, c, smem, lane, warp, gx0, logn, tw);
+    if (F64 && c.f64) { // one branch per pass (see stage)
+        if (!xf64) f64_in(v); // (XF 4's FP64 route loaded doubles)
+        run_steps<GB, CB, S, INV, LAST, STG, F64, 0>(v, c, smem, lane, warp, gx0, logn, tw);
+        f64_out(v, c);
+    } else {
+        run_steps<GB, CB, S, INV, LAST, STG, false, 0>(v, c, smem, lane, warp, gx0, logn, tw);
+    }
 
     const unsigned fb = thread_base<GB, CB, sch.count - 1, INV>(lane, warp);
-    if (c.f64) f64_out(v, c);
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         const size_t gx = off + gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S);
@@ -876,7 +913,8 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
 // N = 2^17 with 61 primes: 12.7 ms (first row above) -> 9.6 ms; N = 2^15 with 17: 316 -> 229 µs.
 // F64 (rings with a limb below HEPA_DEV_F64_BELOW, n >= 2^16: see _hepa_dev_ks_rows_inner): the
 // row pass of such limbs on the FP64 pipe (FP64 LIMBS; 8 stages from [0, q), inside its bounds),
-// from and back to words in [0, q), so the sums are the integer path's. 168 registers, no spills.
+// from and back to words in [0, q), so the sums are the integer path's. 168 registers, no spills
+// (the digit loop is compiled twice, FP64 and integer rows, and one is picked per block).
 // Keeping ModUp's transforms on chip instead (thread-block clusters, one extended limb per
 // cluster, sums in shared memory) was tried and measured 2x slower (16 warps per SM, latency
 // bound): bench/results/2026-11-22-h100-ks-cluster-experiment.md.
@@ -928,46 +966,63 @@ __global__ void __launch_bounds__(128, 3)
     uint64_t lo0[8], lo1[8], hi0[8], hi1[8];
 #pragma unroll
     for (int k = 0; k < 8; ++k) lo0[k] = lo1[k] = hi0[k] = hi1[k] = 0;
-    for (unsigned j = 0; j < dnum; ++j) {
-        cp_async_wait_all(); // digit j's rows (issued one digit ago)
-        __syncwarp();
-        uint64_t v[8];
-        if (j == own) { // the digit's own limb: c, already in the NTT domain, final positions
+    // The digit loop, FP64 or integer row passes (FP: see stage), chosen once for the block:
+    // with the choice inside the loop ptxas spilled 56 bytes in the F64 instantiation.
+    auto digits = [&](auto fp) {
+        constexpr bool FP = decltype(fp)::value;
+        for (unsigned j = 0; j < dnum; ++j) {
+            cp_async_wait_all(); // digit j's rows (issued one digit ago)
+            __syncwarp();
+            uint64_t v[8];
+            if (j == own) { // the digit's own limb: c, already in the NTT domain, final positions
 #pragma unroll
-            for (int k = 0; k < 8; ++k) v[k] = dbuf[fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)];
-        } else {
-#pragma unroll
-            for (int k = 0; k < 8; ++k) v[k] = dbuf[b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)];
-        }
-        __syncwarp(); // every lane has read dbuf; key buffer (j + 1) mod 2 was read at digit j - 1
-        if (j + 1 < dnum) issue(j + 1);
-        if (j != own) {
-            if (F64 && c.f64) f64_in(v);
-            ulonglong2 tw[4];
-            prefetch_step<GB, CB, S, false, true, true, 0>(tw, c, lane, warp, gx0, logn);
-            run_steps<GB, CB, S, false, true, true, 0>(v, c, xch, lane, warp, gx0, logn, tw);
-            if (F64 && c.f64) {
-                f64_out(v, c);
+                for (int k = 0; k < 8; ++k)
+                    v[k] = dbuf[fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)];
             } else {
 #pragma unroll
-                for (int k = 0; k < 8; ++k) v[k] = hepa_reduce_4q(v[k], c.q); // [0, q)
+                for (int k = 0; k < 8; ++k)
+                    v[k] = dbuf[b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)];
             }
-        }
-        const uint64_t *kb = kbuf + (j & 1) * 512, *ka = kb + 256;
+            // every lane has read dbuf; key buffer (j + 1) mod 2 was read at digit j - 1
+            __syncwarp();
+            if (j + 1 < dnum) issue(j + 1);
+            if (j != own) {
+                ulonglong2 tw[4];
+                prefetch_step<GB, CB, S, false, true, true, 0>(tw, c, lane, warp, gx0, logn);
+                if constexpr (FP) f64_in(v);
+                run_steps<GB, CB, S, false, true, true, FP, 0>(v, c, xch, lane, warp, gx0, logn,
+                                                               tw);
+                if constexpr (FP) {
+                    f64_out(v, c);
+                } else {
 #pragma unroll
-        for (int k = 0; k < 8; ++k) {
-            const unsigned x = fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k);
-            hepa_mac64(v[k], kb[x], &hi0[k], &lo0[k]);
-            hepa_mac64(v[k], ka[x], &hi1[k], &lo1[k]);
-        }
-        if ((j & 15) == 15 || j + 1 == dnum) {
+                    for (int k = 0; k < 8; ++k) v[k] = hepa_reduce_4q(v[k], c.q); // [0, q)
+                }
+            }
+            const uint64_t *kb = kbuf + (j & 1) * 512, *ka = kb + 256;
 #pragma unroll
             for (int k = 0; k < 8; ++k) {
-                lo0[k] = hepa_mod_reduce128(hi0[k], lo0[k], &mod);
-                lo1[k] = hepa_mod_reduce128(hi1[k], lo1[k], &mod);
-                hi0[k] = hi1[k] = 0;
+                const unsigned x = fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k);
+                hepa_mac64(v[k], kb[x], &hi0[k], &lo0[k]);
+                hepa_mac64(v[k], ka[x], &hi1[k], &lo1[k]);
+            }
+            if ((j & 15) == 15 || j + 1 == dnum) {
+#pragma unroll
+                for (int k = 0; k < 8; ++k) {
+                    lo0[k] = hepa_mod_reduce128(hi0[k], lo0[k], &mod);
+                    lo1[k] = hepa_mod_reduce128(hi1[k], lo1[k], &mod);
+                    hi0[k] = hi1[k] = 0;
+                }
             }
         }
+    };
+    if constexpr (F64) {
+        if (c.f64)
+            digits(BoolC<true>{});
+        else
+            digits(BoolC<false>{});
+    } else {
+        digits(BoolC<false>{});
     }
 #pragma unroll
     for (int k = 0; k < 8; ++k) {

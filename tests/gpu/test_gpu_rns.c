@@ -50,6 +50,25 @@ static twin twin_rand(test_rng *t, const pair *p, size_t level, hepa_domain dom)
     return x;
 }
 
+/* Coefficients at the edges of every limb's range, cycling: 0, 1, q - 1, q - 2 and the values
+ * around q/2, where a base conversion's rounding u = round(x / q) flips; in the NTT domain. */
+static twin twin_edges(const pair *p, size_t level) {
+    twin x;
+    uint64_t *a = test_alloc(level * p->n);
+    for (size_t i = 0; i < level; ++i) {
+        const uint64_t q = p->q[i], h = q / 2, e[] = {0, 1, q - 1, q - 2, h - 1, h, h + 1, h + 2};
+        for (size_t j = 0; j < p->n; ++j) a[i * p->n + j] = e[(j + i) % 8];
+    }
+    T_OK(hepa_poly_create(&x.h, p->cpu, level));
+    T_OK(hepa_poly_create(&x.d, p->gpu, level));
+    T_OK(hepa_poly_set(x.h, a, HEPA_DOMAIN_COEFF));
+    T_OK(hepa_poly_set(x.d, a, HEPA_DOMAIN_COEFF));
+    T_OK(hepa_poly_to_ntt(x.h));
+    T_OK(hepa_poly_to_ntt(x.d));
+    free(a);
+    return x;
+}
+
 /* An output pair, the device one poisoned. */
 static twin twin_out(const pair *p, size_t level) {
     twin x;
@@ -208,6 +227,14 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
         T_OK(hepa_poly_copy(o0.h, c.h)); /* keep the host twin in step */
         T_OK(hepa_keyswitch(kh, c.h, o1.h, o0.h, keyh));
         twin_check(c, "key switch in place", n);
+        twin_free(c), twin_free(o0), twin_free(o1);
+    }
+    { /* digits at the edges of their range (ModUp converts each digit's coefficients) */
+        twin c = twin_edges(&p, L), o0 = twin_out(&p, L), o1 = twin_out(&p, L);
+        T_OK(hepa_keyswitch(kh, o0.h, o1.h, c.h, keyh));
+        T_OK(hepa_keyswitch(kd, o0.d, o1.d, c.d, keyd));
+        twin_check(o0, "key switch of edge digits, out0", n);
+        twin_check(o1, "key switch of edge digits, out1", n);
         twin_free(c), twin_free(o0), twin_free(o1);
     }
     hepa_poly *cx = NULL, *o0 = NULL, *o1 = NULL;
