@@ -54,6 +54,7 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
     hepa_status s = HEPA_OK;
     uint64_t *host_tables = NULL;
     hepa_dev_limb *host_limbs = NULL;
+    size_t nf = 0, words = 0; // FP64 limbs, table words (declared before the gotos below)
     cudaStream_t st = NULL;
     cudaMemPool_t pool = NULL;
 #define TRY(call)                                                                              \
@@ -75,13 +76,17 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
         TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
     }
     d->pool = pool;
-    host_tables = (uint64_t *)malloc(4 * n * L * sizeof *host_tables);
+    // FP64 limbs (q < HEPA_DEV_F64_BELOW) also get their twiddles as doubles, 2n words each
+    // after the L·4n words of pairs (see hepa_dev_limb.tw64)
+    for (size_t i = 0; i < L; ++i) nf += ring->moduli[i] < HEPA_DEV_F64_BELOW;
+    words = 4 * n * L + 2 * n * nf;
+    host_tables = (uint64_t *)malloc(words * sizeof *host_tables);
     host_limbs = (hepa_dev_limb *)malloc(L * sizeof *host_limbs);
     if (!host_tables || !host_limbs) {
         s = HEPA_ERR_OUT_OF_MEMORY;
         goto fail;
     }
-    for (size_t i = 0; i < L; ++i) {
+    for (size_t i = 0, f = 0; i < L; ++i) {
         hepa_ntt_table_view v = hepa_ntt_tables_view(ring->ntt[i]);
         // interleave each twiddle with its Shoup companion: one 16-byte load per butterfly
         uint64_t *t = host_tables + 4 * n * i;
@@ -99,12 +104,20 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
         l->n_inv_shoup = v.n_inv_shoup;
         l->n_inv_w = v.n_inv_w;
         l->n_inv_w_shoup = v.n_inv_w_shoup;
-        if (v.q < HEPA_DEV_F64_BELOW) d->f64 = 1;
+        l->tw64 = 0;
+        if (v.q < HEPA_DEV_F64_BELOW) {
+            d->f64 = 1;
+            l->tw64 = 4 * n * L + 2 * n * f++;
+            double *w = (double *)(host_tables + l->tw64); // exact: the twiddles are below 2^47
+            for (size_t k = 0; k < n; ++k) {
+                w[k] = (double)v.fwd[k];
+                w[n + k] = (double)v.inv[k];
+            }
+        }
     }
-    TRY(cudaMalloc((void **)&d->tables, 4 * n * L * sizeof *host_tables));
+    TRY(cudaMalloc((void **)&d->tables, words * sizeof *host_tables));
     TRY(cudaMalloc((void **)&d->limbs, L * sizeof *host_limbs));
-    TRY(cudaMemcpy(d->tables, host_tables, 4 * n * L * sizeof *host_tables,
-                   cudaMemcpyHostToDevice));
+    TRY(cudaMemcpy(d->tables, host_tables, words * sizeof *host_tables, cudaMemcpyHostToDevice));
     TRY(cudaMemcpy(d->limbs, host_limbs, L * sizeof *host_limbs, cudaMemcpyHostToDevice));
     {
         uint32_t id[HEPA_RING_MAX_MODULI];

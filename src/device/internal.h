@@ -23,11 +23,14 @@ typedef struct hepa_dev_limb {
     uint64_t ratio_hi, ratio_lo;     /* Barrett floor(2^128/q) */
     uint64_t n_inv, n_inv_shoup;     /* n^(-1) */
     uint64_t n_inv_w, n_inv_w_shoup; /* n^(-1) · ψ^(-rev(1)) (last inverse stage) */
+    uint64_t tw64; /* q < HEPA_DEV_F64_BELOW: word offset in hepa_ring_device.tables of n doubles
+                    * fwd[k] then n doubles inv[k] (the FP64 butterflies' twiddles); else 0 */
 } hepa_dev_limb;
 
 /* A ring's device state. Tables: one allocation of L·4·n words, limb i at tables + 4·n·i: n
  * pairs (fwd[k], fwd_shoup[k]) then n pairs (inv[k], inv_shoup[k]) (hepa_ntt_table_view's
- * values, each twiddle next to its Shoup companion so one 16-byte load fetches both). */
+ * values, each twiddle next to its Shoup companion so one 16-byte load fetches both); then
+ * 2·n words per FP64 limb, its twiddles as doubles (hepa_dev_limb.tw64). */
 typedef struct hepa_ring_device {
     int device;
     void *stream;          /* cudaStream_t, owned */

@@ -366,9 +366,15 @@ __device__ __forceinline__ unsigned load_base(unsigned lane, unsigned warp) {
     return b;
 }
 
+// a word's bits as a double and back (the FP64 path keeps doubles in the uint64_t registers)
+__device__ __forceinline__ double dbl(uint64_t v) { return __longlong_as_double((long long)v); }
+__device__ __forceinline__ uint64_t bits(double d) { return (uint64_t)__double_as_longlong(d); }
+
 struct Ctx {
     const ulonglong2 *tw;  // this limb's (w, w') pairs for the direction
     const ulonglong2 *tws; // row tiles: the row's twiddles staged in shared memory (see Staged)
+    const double *twd;     // f64: this limb's twiddles as doubles for the direction (tw64)
+    const double *twsd;    // f64 row tiles: the row's staged doubles
     uint64_t q;
     uint64_t n_inv, n_inv_shoup, n_inv_w, n_inv_w_shoup;
     bool f64;              // FP64 butterflies (ntt_tile_kernel, q < 2^47; see FP64 LIMBS)
@@ -380,6 +386,7 @@ __device__ __forceinline__ Ctx ctx_of(const hepa_dev_limb &lc, const uint64_t *t
     Ctx c;
     c.tw = reinterpret_cast<const ulonglong2 *>(tables + 4 * n * (size_t)limb + (inv ? 2 * n : 0));
     c.tws = nullptr;
+    c.twd = c.twsd = nullptr;
     c.q = lc.q;
     c.n_inv = lc.n_inv;
     c.n_inv_shoup = lc.n_inv_shoup;
@@ -433,6 +440,14 @@ __device__ __forceinline__ void cp_async16(void *smem_dst, const void *gmem_src)
     *static_cast<ulonglong2 *>(smem_dst) = __ldg(static_cast<const ulonglong2 *>(gmem_src));
 #endif
 }
+__device__ __forceinline__ void cp_async8(void *smem_dst, const void *gmem_src) {
+#if __CUDA_ARCH__ >= 800
+    const unsigned d = (unsigned)__cvta_generic_to_shared(smem_dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(gmem_src) : "memory");
+#else
+    *static_cast<double *>(smem_dst) = __ldg(static_cast<const double *>(gmem_src));
+#endif
+}
 __device__ __forceinline__ void cp_async_commit() {
 #if __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;\n" ::: "memory");
@@ -464,11 +479,34 @@ __device__ __forceinline__ const ulonglong2 *stage_row_twiddles(const ulonglong2
     return tws;
 }
 
+// The same for an FP64 limb's double twiddles (Ctx.twd), at (double *)base + 512·tile: entries
+// 2m and 2m + 1 (m >= 1) lie in one stage's run, whose start is even, so they come in 16-byte
+// copies; entry 1 alone in an 8-byte one.
+__device__ __forceinline__ const double *stage_row_twiddles_f64(const double *tw, uint64_t *base,
+                                                               unsigned tile, size_t row,
+                                                               size_t n, unsigned lane) {
+    double *tws = reinterpret_cast<double *>(base) + (size_t)tile * 512;
+#pragma unroll
+    for (unsigned t = 0; t < 4; ++t) {
+        const unsigned m = lane + 32 * t, e = 2 * m;
+        if (m == 0) {
+            cp_async8(tws + 1, tw + (n >> 8) + row);
+            continue;
+        }
+        const unsigned lg = 31 - __clz(e), P = 1u << lg;
+        cp_async16(tws + e, tw + (n >> (8 - lg)) + row * P + (e - P));
+    }
+    cp_async_wait_all();
+    __syncwarp();
+    return tws;
+}
+
 // The (up to) four twiddle pairs of one stage on slot bit I, tile e-bit b (global bit B = b + S),
 // pair p being the butterfly of the p-th slot index k with bit I clear. gxt: the thread's own
 // global index bits under that stage's mapping. Slot bits are disjoint from the thread's bits,
 // so the table index is hi + (slot offset >> (b+1)); equal indices are loaded once.
-template <int I, int P0, int P1, int P2, int b, int S, bool STAGED>
+// FP: an FP64 limb's doubles instead (into .x; .y unused).
+template <int I, int P0, int P1, int P2, int b, int S, bool STAGED, bool FP>
 __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c, unsigned gxt,
                                               unsigned logn) {
     constexpr int B = b + S;
@@ -480,7 +518,10 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
     for (int k = 0; k < 8; ++k) {
         if ((k >> I) & 1) continue;
         const unsigned i = hi + ((unsigned)SlotOff<P0, P1, P2>::of(k) >> (b + 1));
-        tw[p++] = STAGED ? c.tws[i] : __ldg(c.tw + i);
+        if constexpr (FP)
+            tw[p++].x = bits(STAGED ? c.twsd[i] : __ldg(c.twd + i));
+        else
+            tw[p++] = STAGED ? c.tws[i] : __ldg(c.tw + i);
     }
 }
 
@@ -506,8 +547,6 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
 // Word <-> double conversions use the exponent trick (u2d, d2u: one logic op and one FP64 add)
 // instead of cvt, whose 64-bit forms run at a quarter of the FP64 FMA rate on sm_80 / sm_90
 // (alone, this measured no faster: these kernels are not bound by that pipe).
-__device__ __forceinline__ double dbl(uint64_t v) { return __longlong_as_double((long long)v); }
-__device__ __forceinline__ uint64_t bits(double d) { return (uint64_t)__double_as_longlong(d); }
 // Exact for 0 <= v < 2^52: the double 2^52 + v has v as its mantissa.
 __device__ __forceinline__ double u2d(uint64_t v) {
     return __dsub_rn(dbl(v | 0x4330000000000000ull), 0x1p52);
@@ -533,9 +572,12 @@ __device__ __forceinline__ uint64_t f64_canonical(double x, const Ctx &c) {
     return d2u(r < 0 ? __dadd_rn(r, c.qd) : r);
 }
 // A kernel built with F64 switches its context to the FP64 path for a limb below the bound.
-template <bool F64> __device__ __forceinline__ void ctx_f64(Ctx &c, const hepa_dev_limb &lc) {
+template <bool F64>
+__device__ __forceinline__ void ctx_f64(Ctx &c, const hepa_dev_limb &lc, const uint64_t *tables,
+                                       size_t n, bool inv) {
     if (F64 && lc.q < HEPA_DEV_F64_BELOW) {
         c.f64 = true;
+        c.twd = reinterpret_cast<const double *>(tables + lc.tw64) + (inv ? n : 0);
         c.qd = (double)lc.q;
         c.qi = 1.0 / c.qd;
     }
@@ -569,12 +611,12 @@ __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, const ulon
                 v[k] = bits(f64_mulmod(__dadd_rn(x, y), u2d(c.n_inv), c));
                 v[k1] = bits(f64_mulmod(__dsub_rn(x, y), u2d(c.n_inv_w), c));
             } else if (!INV) {
-                const double t = f64_mulmod(y, u2d(tw[p].x), c);
+                const double t = f64_mulmod(y, dbl(tw[p].x), c);
                 v[k] = bits(__dadd_rn(x, t));
                 v[k1] = bits(__dsub_rn(x, t));
             } else {
                 v[k] = bits(f64_reduce(__dadd_rn(x, y), c));
-                v[k1] = bits(f64_mulmod(__dsub_rn(x, y), u2d(tw[p].x), c));
+                v[k1] = bits(f64_mulmod(__dsub_rn(x, y), dbl(tw[p].x), c));
             }
             ++p;
         }
@@ -600,7 +642,7 @@ __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, const ulon
 }
 
 // Issue the loads of step STEP's twiddles (nothing for restore steps and the scaled stage).
-template <int GB, int CB, int S, bool INV, bool LAST, bool STG, int STEP>
+template <int GB, int CB, int S, bool INV, bool LAST, bool STG, bool FP, int STEP>
 __device__ __forceinline__ void prefetch_step(ulonglong2 (&tw)[4], const Ctx &c, unsigned lane,
                                               unsigned warp, unsigned gx0, unsigned logn) {
     constexpr Schedule sch = Sched<GB, CB, INV>::value;
@@ -609,7 +651,7 @@ __device__ __forceinline__ void prefetch_step(ulonglong2 (&tw)[4], const Ctx &c,
         if constexpr (!(INV && LAST && st.bit == GB - 1)) {
             const unsigned gxt = gx0 + (thread_base<GB, CB, STEP, INV>(lane, warp) << S);
             load_twiddles<st.slot, st.map.ps[0], st.map.ps[1], st.map.ps[2], st.bit, S,
-                          STG>(tw, c, gxt, logn);
+                          STG, FP>(tw, c, gxt, logn);
         }
     }
 }
@@ -653,7 +695,7 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
         // H100 against loading them right before use: no difference beyond noise, n = 2^12 to
         // 2^17, L = 34; the compiler already schedules these loads early.)
         ulonglong2 tw_next[4];
-        prefetch_step<GB, CB, S, INV, LAST, STG, STEP + 1>(tw_next, c, lane, warp, gx0, logn);
+        prefetch_step<GB, CB, S, INV, LAST, STG, FP, STEP + 1>(tw_next, c, lane, warp, gx0, logn);
         if constexpr (STEP < sch.stages) {
             // The scaled last inverse stage is the top bit of the last pass (a last pass always
             // holds the top bit: it is the column pass or the single tile). Compile-time, so the
@@ -749,7 +791,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     const size_t off = dlimb * n;
 
     Ctx c = ctx_of(lc, tables, n, limb, INV);
-    ctx_f64<F64>(c, lc); // FP64 LIMBS
+    ctx_f64<F64>(c, lc, tables, n, INV); // FP64 LIMBS
 
     // load with the load mapping (see load_map)
     constexpr Map lm = LoadMap<GB, CB, INV>::value;
@@ -814,16 +856,20 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     if constexpr (STG) {
         // the row's 255 twiddle pairs (see Staged), after the data loads: ptxas placed the wait
         // between the data loads when the copies came first, so half of them waited for it
-        c.tws = stage_row_twiddles(c.tw, smem_dyn + (size_t)TILES * TPT * 8, threadIdx.x / TPT,
-                                   gx0 >> 8, n, lane);
+        uint64_t *base = smem_dyn + (size_t)TILES * TPT * 8;
+        if (F64 && c.f64)
+            c.twsd = stage_row_twiddles_f64(c.twd, base, threadIdx.x / TPT, gx0 >> 8, n, lane);
+        else
+            c.tws = stage_row_twiddles(c.tw, base, threadIdx.x / TPT, gx0 >> 8, n, lane);
     }
     ulonglong2 tw[4];
-    prefetch_step<GB, CB, S, INV, LAST, STG, 0>(tw, c, lane, warp, gx0, logn);
     if (F64 && c.f64) { // one branch per pass (see stage)
+        prefetch_step<GB, CB, S, INV, LAST, STG, F64, 0>(tw, c, lane, warp, gx0, logn);
         if (!xf64) f64_in(v); // (XF 4's FP64 route loaded doubles)
         run_steps<GB, CB, S, INV, LAST, STG, F64, 0>(v, c, smem, lane, warp, gx0, logn, tw);
         f64_out(v, c);
     } else {
+        prefetch_step<GB, CB, S, INV, LAST, STG, false, 0>(tw, c, lane, warp, gx0, logn);
         run_steps<GB, CB, S, INV, LAST, STG, false, 0>(v, c, smem, lane, warp, gx0, logn, tw);
     }
 
@@ -942,7 +988,7 @@ __global__ void __launch_bounds__(128, 3)
     const hepa_dev_limb lc = limbs[mi];
     const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
     Ctx c = ctx_of(lc, tables, n, mi, false);
-    ctx_f64<F64>(c, lc); // FP64 LIMBS
+    ctx_f64<F64>(c, lc, tables, n, false); // FP64 LIMBS
     const unsigned own = e < l ? e / alpha : ~0u; // the digit whose own limb e is
     // digit j's data row and key rows into dbuf and key buffer j mod 2 (16 bytes per copy)
     auto issue = [&](unsigned j) {
@@ -960,7 +1006,11 @@ __global__ void __launch_bounds__(128, 3)
         cp_async_commit();
     };
     issue(0);
-    c.tws = stage_row_twiddles(c.tw, twb, tl, row, n, lane); // also waits for issue(0)
+    // (the staging also waits for issue(0))
+    if (F64 && c.f64)
+        c.twsd = stage_row_twiddles_f64(c.twd, twb, tl, row, n, lane);
+    else
+        c.tws = stage_row_twiddles(c.tw, twb, tl, row, n, lane);
     const unsigned b0 = load_base<GB, CB, false>(lane, warp);
     const unsigned fb = thread_base<GB, CB, sch.count - 1, false>(lane, warp);
     uint64_t lo0[8], lo1[8], hi0[8], hi1[8];
@@ -988,7 +1038,7 @@ __global__ void __launch_bounds__(128, 3)
             if (j + 1 < dnum) issue(j + 1);
             if (j != own) {
                 ulonglong2 tw[4];
-                prefetch_step<GB, CB, S, false, true, true, 0>(tw, c, lane, warp, gx0, logn);
+                prefetch_step<GB, CB, S, false, true, true, FP, 0>(tw, c, lane, warp, gx0, logn);
                 if constexpr (FP) f64_in(v);
                 run_steps<GB, CB, S, false, true, true, FP, 0>(v, c, xch, lane, warp, gx0, logn,
                                                                tw);
