@@ -539,14 +539,18 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
 // starts from [0, q) and runs at most 12 stages (the one-pass kernel of 2^12), so values stay
 // below 13q and the bounds hold throughout. Inverse: the sum is reduced every stage (f64_reduce:
 // |.| <= q/2 + 1), the difference goes through f64_mulmod.
-// The twiddle is the table's integer w, converted per butterfly (the tables are the integer
-// path's). Measured on an H100 (hepa-bench --gpu-suite, n = 2^16, L = 34, 40-bit primes, cold /
-// hot µs): forward 51.2 / 49.6 -> 46.4 / 43.2, inverse 56.2 / 53.6 -> 54.7 / 50.8 (the kernels
-// with this code spill a few words under the 64-register cap); hepa-bench --ks, N = 2^16, 33 Q
-// primes, P = 1: multiply + relinearize 1668 -> 1534 µs; N = 2^17, 61 primes: 10.55 -> 9.56 ms.
+// The twiddles are the limb's doubles (hepa_dev_limb.tw64: the integer w, exact; since b3ce19f,
+// before which each butterfly converted the integer table's w). Measured on an H100 when the
+// path came (eab828c; hepa-bench --gpu-suite, n = 2^16, L = 34, 40-bit primes, cold / hot µs):
+// forward 51.2 / 49.6 -> 46.4 / 43.2, inverse 56.2 / 53.6 -> 54.7 / 50.8 (the kernels with this
+// code spill a few words under the 64-register cap); hepa-bench --ks, N = 2^16, 33 Q primes,
+// P = 1: multiply + relinearize 1668 -> 1534 µs; N = 2^17, 61 primes: 10.55 -> 9.56 ms.
 // Word <-> double conversions use the exponent trick (u2d, d2u: one logic op and one FP64 add)
 // instead of cvt, whose 64-bit forms run at a quarter of the FP64 FMA rate on sm_80 / sm_90
-// (alone, this measured no faster: these kernels are not bound by that pipe).
+// (alone, this measured no faster: these kernels are not bound by that pipe). Since 4f974ff the
+// FP64 / integer choice is made once per pass (see stage), and since b3ce19f the twiddles are
+// doubles; H100, same-call A/Bs, n = 2^16, L = 34, 40-bit, cold: forward 46.0 -> 43.5 -> 36.7
+// µs, inverse 54.4 -> 50.5 -> 43.7 (bench/results/2026-11-23-h100-fp64-ntt-b3ce19f.md).
 // Exact for 0 <= v < 2^52: the double 2^52 + v has v as its mantissa.
 __device__ __forceinline__ double u2d(uint64_t v) {
     return __dsub_rn(dbl(v | 0x4330000000000000ull), 0x1p52);
@@ -1344,7 +1348,9 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     // FP64 rows from n = 2^16: measured on an H100 (hepa-bench --ks, multiply + relinearize, two
     // A/B runs against the integer rows): 2^16/33/P=1 1537, 1536 -> 1451, 1444 µs; P=2 1312,
     // 1309 -> 1296, 1292; P=3, P=4 unchanged; 2^17/61/1 9559 -> 8799, 8790; but 2^15/17/1 302,
-    // 300 -> 315, 315 (not understood; that size keeps the integer rows)
+    // 300 -> 315, 315 (not understood; that size keeps the integer rows). Measured again at
+    // b3ce19f (FP64 choice once per block, double twiddles): 2^15/17/1 275.0, 275.3 µs with the
+    // integer rows, 278.4, 277.7 with FP64 rows (a build that launched them from 2^13).
     auto *k = ring->dev->f64 && ring->log_n >= 16 ? ks_rows_inner_kernel<true>
                                                   : ks_rows_inner_kernel<false>;
     cudaError_t ce = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
