@@ -33,6 +33,8 @@
 // store reduces to [0, q).
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "device/internal.h"
 #include "hepa/modarith.h"
 #include "rns/ckks_core.h"
@@ -596,8 +598,6 @@ __device__ __forceinline__ void f64_out(uint64_t (&v)[8], const Ctx &c) {
     for (int k = 0; k < 8; ++k) v[k] = f64_canonical(dbl(v[k]), c);
 }
 
-template <bool B> struct BoolC { static constexpr bool value = B; }; // a compile-time flag argument
-
 // Butterflies of one stage on slot bit I with the twiddles load_twiddles fetched; FP: the FP64
 // path (FP64 LIMBS), chosen once per pass by the caller. (Until 2026-11-23 it was a run-time
 // test of c.f64 in every stage: the branches made ptxas copy the eight values between register
@@ -812,7 +812,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     // XF 4: this limb's conversion constants (see below); xf64: its FP64 route applies (an FP64
     // limb, and a source modulus below 2^52, i.e. 1/q_s > 2^-52)
     const uint64_t *ax = XF == 4 ? aux + 3 * (size_t)(map ? blockIdx.y : (unsigned)limb) : nullptr;
-    const bool xf64 = XF == 4 && F64 && c.f64 && __longlong_as_double((long long)ax[2]) > 0x1p-52;
+    const bool xf64 = XF == 4 && F64 && c.f64 && dbl(ax[2]) > 0x1p-52;
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         const size_t gx = off + gx0 + ((b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)) << S);
@@ -830,7 +830,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
             // x mod q (one Barrett step: x < q_s < 2^62) minus u·(q_s mod q). The GPU key-switch
             // tests check it bit-exact against the host's generic conversion.
             uint64_t x = in[ax[0] * n + (gx - off)]; // [0, q_s)
-            const double inv_s = __longlong_as_double((long long)ax[2]);
+            const double inv_s = dbl(ax[2]);
             if (xf64) {
                 // The FP64 route (this limb is an FP64 one, and q_s < 2^52, so x is exact as a
                 // double): the same u from FP64 operations only (u = 1 exactly when f + 0.5
@@ -857,25 +857,30 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
             v[k] = in[gx];
         }
     }
-    if constexpr (STG) {
-        // the row's 255 twiddle pairs (see Staged), after the data loads: ptxas placed the wait
-        // between the data loads when the copies came first, so half of them waited for it
-        uint64_t *base = smem_dyn + (size_t)TILES * TPT * 8;
-        if (F64 && c.f64)
-            c.twsd = stage_row_twiddles_f64(c.twd, base, threadIdx.x / TPT, gx0 >> 8, n, lane);
-        else
-            c.tws = stage_row_twiddles(c.tw, base, threadIdx.x / TPT, gx0 >> 8, n, lane);
-    }
-    ulonglong2 tw[4];
-    if (F64 && c.f64) { // one branch per pass (see stage)
-        prefetch_step<GB, CB, S, INV, LAST, STG, F64, 0>(tw, c, lane, warp, gx0, logn);
-        if (!xf64) f64_in(v); // (XF 4's FP64 route loaded doubles)
-        run_steps<GB, CB, S, INV, LAST, STG, F64, 0>(v, c, smem, lane, warp, gx0, logn, tw);
-        f64_out(v, c);
-    } else {
-        prefetch_step<GB, CB, S, INV, LAST, STG, false, 0>(tw, c, lane, warp, gx0, logn);
-        run_steps<GB, CB, S, INV, LAST, STG, false, 0>(v, c, smem, lane, warp, gx0, logn, tw);
-    }
+    // the stages, FP64 or integer (FP: see stage), chosen once for the pass
+    auto stages = [&](auto fp) {
+        constexpr bool FP = decltype(fp)::value;
+        if constexpr (STG) {
+            // the row's 255 twiddles (see Staged), after the data loads: ptxas placed the wait
+            // between the data loads when the copies came first, so half of them waited for it
+            uint64_t *base = smem_dyn + (size_t)TILES * TPT * 8;
+            if constexpr (FP)
+                c.twsd = stage_row_twiddles_f64(c.twd, base, threadIdx.x / TPT, gx0 >> 8, n, lane);
+            else
+                c.tws = stage_row_twiddles(c.tw, base, threadIdx.x / TPT, gx0 >> 8, n, lane);
+        }
+        ulonglong2 tw[4];
+        prefetch_step<GB, CB, S, INV, LAST, STG, FP, 0>(tw, c, lane, warp, gx0, logn);
+        if constexpr (FP) {
+            if (!xf64) f64_in(v); // (XF 4's FP64 route loaded doubles)
+        }
+        run_steps<GB, CB, S, INV, LAST, STG, FP, 0>(v, c, smem, lane, warp, gx0, logn, tw);
+        if constexpr (FP) f64_out(v, c);
+    };
+    if (F64 && c.f64)
+        stages(std::bool_constant<F64>{});
+    else
+        stages(std::false_type{});
 
     const unsigned fb = thread_base<GB, CB, sch.count - 1, INV>(lane, warp);
 #pragma unroll
@@ -1010,7 +1015,8 @@ __global__ void __launch_bounds__(128, 3)
         cp_async_commit();
     };
     issue(0);
-    // (the staging also waits for issue(0))
+    // the row's twiddles, outside the digit loop's choice below (inside it, ptxas spilled 48
+    // bytes in the F64 instantiation); the staging also waits for issue(0)
     if (F64 && c.f64)
         c.twsd = stage_row_twiddles_f64(c.twd, twb, tl, row, n, lane);
     else
@@ -1070,14 +1076,10 @@ __global__ void __launch_bounds__(128, 3)
             }
         }
     };
-    if constexpr (F64) {
-        if (c.f64)
-            digits(BoolC<true>{});
-        else
-            digits(BoolC<false>{});
-    } else {
-        digits(BoolC<false>{});
-    }
+    if (F64 && c.f64)
+        digits(std::bool_constant<F64>{});
+    else
+        digits(std::false_type{});
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         const size_t x = (size_t)e * n + gx0 + (fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
