@@ -1031,7 +1031,7 @@ static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {
     return 0;
 }
 
-int hepa_bench_ks(size_t reps, const char *commit) {
+int hepa_bench_ks(size_t reps, const char *commit, size_t only_n, size_t only_l) {
     struct cudaDeviceProp prop;
     double bw;
     if (bp_prologue("--ks", &commit, &prop, &bw)) return 1;
@@ -1046,7 +1046,13 @@ int hepa_bench_ks(size_t reps, const char *commit) {
            prop.name, commit, bw, reps);
     static const size_t sets[][3] = {{16, 33, 1}, {16, 33, 3}, {16, 33, 2}, {16, 33, 4},
                                      {15, 17, 1}, {17, 61, 1}};
-    for (size_t i = 0; i < sizeof sets / sizeof *sets; ++i)
+    size_t ran = 0;
+    for (size_t i = 0; i < sizeof sets / sizeof *sets; ++i) {
+        if ((only_n && only_n != (size_t)1 << sets[i][0]) || (only_l && only_l != sets[i][1]))
+            continue;
         if (ks_set(sets[i][0], sets[i][1], sets[i][2], reps, bw)) return 1;
-    return 0;
+        ++ran;
+    }
+    if (!ran) fprintf(stderr, "hepa-bench --ks: no parameter set has that --n / --limbs\n");
+    return ran ? 0 : 1;
 }

@@ -25,5 +25,6 @@ int hepa_bench_dft(size_t reps, const char *commit);
 /* Ciphertext building blocks at issue 6's parameter sets (N, Q primes, P primes): multiply +
  * relinearize, tensor, key switch and its three steps, rescale, rotation; CUDA events, median of
  * `reps`, each against its byte floor. Markdown. */
-int hepa_bench_ks(size_t reps, const char *commit);
+/* only_n, only_l: run only the parameter sets with that N / that many Q primes (0: all) */
+int hepa_bench_ks(size_t reps, const char *commit, size_t only_n, size_t only_l);
 #endif

@@ -95,6 +95,7 @@ static void usage(FILE *f) {
             "                     n = 2^10..2^16 next to cuFFT, and both errors at 2^15\n"
             "  --ks               CUDA builds: multiply + relinearize, key switching, rescale\n"
             "                     and rotation at issue 6's parameter sets, against byte floors\n"
+            "                     (only the sets with the --n and --limbs (Q primes) given)\n"
             "  --help             print this message\n"
             "\n"
             "Issue targets: %s --n 65536 --limbs 1 --bits 60 shows the forward NTT of one\n"
@@ -991,7 +992,11 @@ int main(int argc, char **argv) {
     if (o.gpu_suite) return run_gpu_suite(&o, 0);
     if (o.bp_suite || o.bp_compare || o.ckks || o.dft || o.ks) {
 #ifdef HEPA_BENCH_HAVE_GPU_SUITE
-        if (o.ks) return hepa_bench_ks(o.reps ? o.reps : 30, HEPA_GIT_COMMIT) ? 1 : 0;
+        if (o.ks)
+            return hepa_bench_ks(o.reps ? o.reps : 30, HEPA_GIT_COMMIT, o.n_set ? o.n : 0,
+                                 o.limbs_set ? o.limbs : 0)
+                       ? 1
+                       : 0;
         if (o.dft) return hepa_bench_dft(o.reps ? o.reps : 20, HEPA_GIT_COMMIT) ? 1 : 0;
         if (o.ckks) return hepa_bench_ckks(o.reps ? o.reps : 30, HEPA_GIT_COMMIT) ? 1 : 0;
         if (o.bp_compare)

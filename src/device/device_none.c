@@ -49,10 +49,10 @@ hepa_status _hepa_dev_mul_inverse(const struct hepa_ring *ring, size_t level, ui
     (void)ring, (void)level, (void)out, (void)a, (void)b;
     return HEPA_ERR_NO_DEVICE;
 }
-hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count, uint64_t *ext,
-                                     const uint64_t *coef, const uint32_t *map,
+hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count, size_t run,
+                                     uint64_t *ext, const uint64_t *coef, const uint32_t *map,
                                      const uint64_t *aux) {
-    (void)ring, (void)count, (void)ext, (void)coef, (void)map, (void)aux;
+    (void)ring, (void)count, (void)run, (void)ext, (void)coef, (void)map, (void)aux;
     return HEPA_ERR_NO_DEVICE;
 }
 hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, size_t K,

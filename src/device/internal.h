@@ -117,21 +117,25 @@ hepa_status _hepa_dev_ntt_rescale(const struct hepa_ring *ring, size_t level, ui
 hepa_status _hepa_dev_ntt_encode(const struct hepa_ring *ring, size_t level, uint64_t *out,
                                  const int64_t *m, const double *big);
 /* The NTT half of _hepa_dev_ks_modup1 (rns/internal.h): map entry y's limb of ext = NTT of the
- * conversion of coef limb aux[3y] to its modulus. HEPA_ERR_UNSUPPORTED for n < 2^10. */
-hepa_status _hepa_dev_ntt_modup1(const struct hepa_ring *ring, size_t count, uint64_t *ext,
-                                 const uint64_t *coef, const uint32_t *map, const uint64_t *aux);
+ * conversion of coef limb aux[3y] to its modulus. The entries come in runs of `run` (count a
+ * multiple of it) that share their source limb and 1/q_s (a digit's targets). HEPA_ERR_UNSUPPORTED
+ * for n < 2^10. */
+hepa_status _hepa_dev_ntt_modup1(const struct hepa_ring *ring, size_t count, size_t run,
+                                 uint64_t *ext, const uint64_t *coef, const uint32_t *map,
+                                 const uint64_t *aux);
 
 /* Key switching's ModUp and inner product, fused (n >= 2^13; HEPA_ERR_UNSUPPORTED below):
  * _hepa_dev_ntt_modup_cols runs every NTT pass but the last (the row pass) on the `count` map
  * entries: with aux, map entry y's input is the conversion of coef limb aux[3y] as in
- * _hepa_dev_ntt_modup1; without (aux NULL), the entries' limbs of ext are transformed in place
- * (coef unused). _hepa_dev_ks_rows_inner then runs the row pass of every extended limb e of
- * every digit j (ext limb j·E + e; for e < level in digit j, e div alpha == j, the NTT-domain
- * input c limb e instead, untransformed) and sums it against the key in the same kernel:
- * t0 / t1 limb e = Σ_j limb ⊙ digit j's b / a of modulus mod(e), as _hepa_dev_ks_inner. ext is
- * left in an intermediate state; its digits' own limbs are never read. */
-hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count, uint64_t *ext,
-                                     const uint64_t *coef, const uint32_t *map,
+ * _hepa_dev_ntt_modup1 (runs of `run` entries); without (aux NULL), the entries' limbs of ext are
+ * transformed in place (coef and run unused). _hepa_dev_ks_rows_inner then runs the row pass of
+ * every extended limb e of every digit j (ext limb j·E + e; for e < level in digit j, e div alpha
+ * == j, the NTT-domain input c limb e instead, untransformed) and sums it against the key in the
+ * same kernel: t0 / t1 limb e = Σ_j limb ⊙ digit j's b / a of modulus mod(e), as
+ * _hepa_dev_ks_inner. ext is left in an intermediate state; its digits' own limbs are never read.
+ */
+hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count, size_t run,
+                                     uint64_t *ext, const uint64_t *coef, const uint32_t *map,
                                      const uint64_t *aux);
 hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, size_t K,
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,

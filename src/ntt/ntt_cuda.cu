@@ -682,18 +682,25 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
                 pb = thread_base<GB, CB, STEP - 1, INV>(lane, warp);
             constexpr bool warp_tile = GB - 3 - (5 - CB) == 0; // the tile is one warp
             if (warp_tile) __syncwarp(); else __syncthreads(); // earlier reads of smem are done
-            const unsigned pp = phys_rt<CB>(pb);
+            // Word (phys(b ^ o))·C + c = ((phys(b)·C + c) ^ phys(o)·C) for slot offset o: as byte
+            // offsets, one XOR with a constant per access (the product form cost three integer
+            // instructions per access: ModUp's column kernel spent about 8 per element on them).
+            char *const sb = reinterpret_cast<char *>(smem);
+            const unsigned pp = (phys_rt<CB>(pb) * C + (lane & (C - 1))) * 8;
 #pragma unroll
             for (int k = 0; k < 8; ++k)
-                smem[(pp ^ phys(SlotOff<pm.ps[0], pm.ps[1], pm.ps[2]>::of(k), CB)) * C +
-                     (lane & (C - 1))] = v[k];
+                *reinterpret_cast<uint64_t *>(
+                    sb + (pp ^ phys(SlotOff<pm.ps[0], pm.ps[1], pm.ps[2]>::of(k), CB) * C * 8)) =
+                    v[k];
             if (warp_tile) __syncwarp(); else __syncthreads();
-            const unsigned np = phys_rt<CB>(thread_base<GB, CB, STEP, INV>(lane, warp));
+            const unsigned np =
+                (phys_rt<CB>(thread_base<GB, CB, STEP, INV>(lane, warp)) * C + (lane & (C - 1))) *
+                8;
 #pragma unroll
             for (int k = 0; k < 8; ++k)
-                v[k] = smem[(np ^ phys(SlotOff<st.map.ps[0], st.map.ps[1], st.map.ps[2]>::of(k), CB)) *
-                                C +
-                            (lane & (C - 1))];
+                v[k] = *reinterpret_cast<const uint64_t *>(
+                    sb + (np ^ phys(SlotOff<st.map.ps[0], st.map.ps[1], st.map.ps[2]>::of(k), CB) *
+                                   C * 8));
         }
         // The next step's twiddles are requested before this step computes. (Measured on an
         // H100 against loading them right before use: no difference beyond noise, n = 2^12 to
@@ -712,6 +719,33 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
         run_steps<GB, CB, S, INV, LAST, STG, FP, STEP + 1>(v, c, smem, lane, warp, gx0, logn,
                                                           tw_next);
     }
+}
+
+// MODUP CONVERSION (XF 4, modup1_cols_kernel): conv_core.h's exact Conv_{q_s -> q} of one
+// source limb, specialised (ns = 1: the hat factors are 1, so v = x and the target sum is
+// x mod q): u = round(x / q_s), computed with the same double operations as
+// hepa_conv_frac_add / _round (x < q_s, so f <= 1 and u is 0 or 1), then x mod q (one Barrett
+// step: x < q_s < 2^62) minus u·(q_s mod q). u depends on the source only; the rest on the
+// target. The GPU key-switch tests check it bit-exact against the host's generic conversion.
+// xd: x as a double, rounded when q_s >= 2^53 as (double)x rounds it. (The host's
+// f = 0 + x·(1/q_s) is x·(1/q_s) for x >= 0, and f + 0.5 < 2 truncates to 1 exactly when it is
+// >= 1.)
+__device__ __forceinline__ bool modup_u_of(double xd, double inv_s) {
+    return __dadd_rn(__dmul_rn(xd, inv_s), 0.5) >= 1.0;
+}
+// The integer route: [0, q) (cs = q_s mod q).
+__device__ __forceinline__ uint64_t modup_word(uint64_t x, bool u, uint64_t cs,
+                                               const hepa_dev_limb &lc) {
+    if (x >= lc.q) {
+        x -= hepa_mulhi64(x, lc.ratio_hi) * lc.q; // [0, 2q)
+        if (x >= lc.q) x -= lc.q;
+    }
+    return u ? hepa_mod_sub(x, cs, lc.q) : x;
+}
+// The FP64 route, for an FP64 limb and q_s < 2^52 (xd = x exactly): x - u·(q_s mod q) reduced,
+// |.| <= q/2 + 1, a value of the FP64 path (already a double: no f64_in).
+__device__ __forceinline__ uint64_t modup_f64(double xd, bool u, uint64_t cs, const Ctx &c) {
+    return bits(f64_reduce(__dsub_rn(xd, u ? u2d(cs) : 0.0), c));
 }
 
 // CKKS encode's rare case, |m| >= 2^63 (the bits of a double in `bits`): out of line, so that its
@@ -824,32 +858,18 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
             v[k] = enc[k] != CKKS_BIG ? ckks_residue_i64(enc[k], &mod)
                                       : residue_big(aux[gx - off], &mod);
         } else if (XF == 4) {
-            // conv_core.h's exact Conv_{q_s -> q} of one source limb, specialised (ns = 1: the
-            // hat factors are 1, so v = x and the target sum is x mod q): u = round(x / q_s)
-            // computed with the same double operations as hepa_conv_frac_add / _round, then
-            // x mod q (one Barrett step: x < q_s < 2^62) minus u·(q_s mod q). The GPU key-switch
-            // tests check it bit-exact against the host's generic conversion.
-            uint64_t x = in[ax[0] * n + (gx - off)]; // [0, q_s)
+            // MODUP CONVERSION; x in [0, q_s)
+            const uint64_t x = in[ax[0] * n + (gx - off)];
             const double inv_s = dbl(ax[2]);
             if (xf64) {
-                // The FP64 route (this limb is an FP64 one, and q_s < 2^52, so x is exact as a
-                // double): the same u from FP64 operations only (u = 1 exactly when f + 0.5
-                // rounds to >= 1), then x - u·(q_s mod q) reduced, |.| <= q/2 + 1, a value of
-                // the FP64 path (f64_in below leaves it alone). About 40 integer instructions
-                // per element fewer than the generic route, in a kernel (ModUp's columns) that
-                // is instruction-issue bound (ncu, H100: issue slots 74% busy).
-                const double xd = u2d(x), f = __dmul_rn(xd, inv_s);
-                const double cs = __dadd_rn(f, 0.5) >= 1.0 ? u2d(ax[1]) : 0.0;
-                v[k] = bits(f64_reduce(__dsub_rn(xd, cs), c));
+                // (xf64: x < q_s < 2^52 is exact as a double, so u2d gives (double)x without
+                // the slow 64-bit cvt; about 40 integer instructions per element fewer than
+                // the generic route, in a kernel that is instruction-issue bound)
+                const double xd = u2d(x);
+                v[k] = modup_f64(xd, modup_u_of(xd, inv_s), ax[1], c);
                 continue;
             }
-            const double f = __dadd_rn(0.0, __dmul_rn((double)x, inv_s));
-            const uint64_t u = (uint64_t)(f + 0.5);
-            if (x >= lc.q) {
-                x -= hepa_mulhi64(x, lc.ratio_hi) * lc.q; // [0, 2q)
-                if (x >= lc.q) x -= lc.q;
-            }
-            v[k] = u ? hepa_mod_sub(x, ax[1], lc.q) : x; // [0, q)
+            v[k] = modup_word(x, modup_u_of((double)x, inv_s), ax[1], lc); // [0, q)
         } else if (FUSED) {
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_mod_mul(in[gx], in2[gx], &mod); // [0, q)
@@ -892,6 +912,104 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
             x = hepa_mul_shoup(hepa_mod_sub(in2[gx], x, c.q), aux[2 + 3 * limb], aux[3 + 3 * limb],
                                c.q);
         out[gx] = x;
+    }
+}
+
+// MODUP COLUMNS (modup1_cols_kernel): the column pass (n in [2^13, 2^17], forward, not the
+// last) of the NTTs of XF 4's conversions for runs of targets that share one source limb, one
+// block per column tile and group of targets of a run:
+//  - key switching's ModUp with one-limb digits (map mode: a digit's E - 1 targets are `run`
+//    consecutive map entries, aux[3y ..] as in XF 4);
+//  - ModDown with one special prime (no map: target y is limb y of the `run` = level limbs, all
+//    from the one P limb; a pair, the second polynomial's blocks on in_b / out_b).
+// The block loads the source words and computes their u (MODUP CONVERSION) once, then, target
+// by target, converts, runs the stages and stores. ntt_tile_kernel with XF 4 did one target per
+// block and repeated the loads, u and its set-up (ncu, H100, ModUp of 2^16/33/P=1, 1089 targets:
+// 471 µs, 114 instructions per element, issue slots 64% busy).
+// grid: x = column tile (8 adjacent columns), y = (run r, group g) as r·groups + g (pairs: the
+// second polynomial's after the first's); group g of a run takes its targets [g·G, (g+1)·G).
+// Launched for rings with FP64 limbs (the F64 build of the stages): the integer-only build
+// spilled 64-108 bytes under the 64-register cap, so 60-bit rings keep ntt_tile_kernel's XF 4.
+template <int GB>
+__global__ void __launch_bounds__(1 << GB, 1024 >> GB)
+    modup1_cols_kernel(uint64_t *out, const uint64_t *in, uint64_t *out_b, const uint64_t *in_b,
+                       const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
+                       unsigned logn, const uint32_t *__restrict__ map,
+                       const uint64_t *__restrict__ aux, unsigned run, unsigned runs,
+                       unsigned groups, unsigned G) {
+    constexpr int CB = 3, S = 8;
+    constexpr Schedule sch = Sched<GB, CB, false>::value;
+    constexpr Map lm = LoadMap<GB, CB, false>::value;
+    constexpr Map fm = sch.steps[sch.count - 1].map;
+    static_assert(exchanges_conflict_free(GB, CB, false), "an exchange has bank conflicts");
+    extern __shared__ uint64_t smem_dyn[];
+    const size_t n = (size_t)1 << logn;
+    unsigned ry = blockIdx.y;
+    if (ry >= runs * groups) { // the pair's second polynomial
+        ry -= runs * groups;
+        out = out_b;
+        in = in_b;
+    }
+    const unsigned r = ry / groups, g = ry % groups;
+    const unsigned y0 = r * run + g * G, y1 = min(y0 + G, (r + 1) * run);
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const unsigned gx0 = blockIdx.x * 8 + (lane & 7);
+    // the source words (shared by the group) and their u, one bit per slot
+    const uint64_t *src = in + aux[3 * y0] * n;
+    const double inv_s = dbl(aux[3 * y0 + 2]);
+    const bool src52 = inv_s > 0x1p-52; // q_s < 2^52: the FP64 route applies to FP64 targets
+    const unsigned b0 = load_base<GB, CB, false>(lane, warp);
+    uint64_t x[8];
+    unsigned umask = 0;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+        x[k] = src[gx0 + ((b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)) << S)];
+        umask |= (unsigned)modup_u_of((double)x[k], inv_s) << k;
+    }
+    const unsigned fb = thread_base<GB, CB, sch.count - 1, false>(lane, warp);
+    for (unsigned y = y0; y < y1; ++y) {
+        int limb = (int)y;
+        size_t dlimb = y;
+        if (map) {
+            const uint32_t m = map[y];
+            limb = (int)(m & 0xff);
+            dlimb = m >> 8;
+        }
+        const hepa_dev_limb lc = limbs[limb];
+        Ctx c = ctx_of(lc, tables, n, limb, false);
+        ctx_f64<true>(c, lc, tables, n, false);
+        const uint64_t cs = aux[3 * y + 1];
+        uint64_t v[8];
+        auto stages = [&](auto fp) {
+            constexpr bool FP = decltype(fp)::value;
+            ulonglong2 tw[4];
+            prefetch_step<GB, CB, S, false, false, false, FP, 0>(tw, c, lane, warp, gx0, logn);
+            run_steps<GB, CB, S, false, false, false, FP, 0>(v, c, smem_dyn, lane, warp, gx0, logn,
+                                                             tw);
+            if constexpr (FP) f64_out(v, c);
+        };
+        if (c.f64) {
+            if (src52) {
+#pragma unroll
+                for (int k = 0; k < 8; ++k)
+                    v[k] = modup_f64(u2d(x[k]), (umask >> k) & 1u, cs, c);
+            } else {
+#pragma unroll
+                for (int k = 0; k < 8; ++k)
+                    v[k] = modup_word(x[k], (umask >> k) & 1u, cs, lc);
+                f64_in(v);
+            }
+            stages(std::true_type{});
+        } else {
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                v[k] = modup_word(x[k], (umask >> k) & 1u, cs, lc);
+            stages(std::false_type{});
+        }
+        uint64_t *o = out + dlimb * n;
+#pragma unroll
+        for (int k = 0; k < 8; ++k)
+            o[gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S)] = v[k];
     }
 }
 
@@ -1118,6 +1236,32 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     return cudaGetLastError();
 }
 
+// The column pass of FX_MODUP1 / FX_MODDOWN1 for n in [2^13, 2^17] (modup1_cols_kernel): count
+// targets in runs of `run` sharing a source (a pair when out_b: twice the blocks). Groups are
+// sized so that the grid has about HEPA_MODUP_COLS_BLOCKS blocks (a few waves of the 528 that
+// an H100 holds at 256 threads), or one group per run when the runs alone give that many.
+#ifndef HEPA_MODUP_COLS_BLOCKS
+#define HEPA_MODUP_COLS_BLOCKS 2048
+#endif
+template <int GB>
+cudaError_t launch_modup_cols(const hepa_ring *ring, size_t count, size_t run, uint64_t *out,
+                              const uint64_t *in, uint64_t *out_b, const uint64_t *in_b,
+                              const uint32_t *map, const uint64_t *aux, cudaStream_t st) {
+    if (run == 0 || count % run) return cudaErrorInvalidValue;
+    const size_t runs = count / run, polys = out_b ? 2 : 1, tiles = 256 / 8;
+    const size_t blocks = HEPA_MODUP_COLS_BLOCKS;
+    size_t groups = (blocks + tiles * runs * polys - 1) / (tiles * runs * polys);
+    groups = groups < 1 ? 1 : groups > run ? run : groups;
+    const size_t G = (run + groups - 1) / groups;
+    groups = (run + G - 1) / G;
+    const size_t smem = (size_t)8 << (GB + 3);
+    const dim3 grid((unsigned)tiles, (unsigned)(runs * groups * polys));
+    modup1_cols_kernel<GB><<<grid, 1u << GB, smem, st>>>(
+        out, in, out_b, in_b, ring->dev->tables, ring->dev->limbs, ring->log_n, map, aux,
+        (unsigned)run, (unsigned)runs, (unsigned)groups, (unsigned)G);
+    return cudaGetLastError();
+}
+
 // The whole transform: out = NTT(in) (or INTT(in ⊙ in2) when FUSED); with out_b (forward
 // only), also out_b = NTT(in_b) in the same launches. With a map (in place, not FUSED, no
 // out_b), `level` entries of the map name the limbs and their moduli (same data limb in `in`
@@ -1136,12 +1280,11 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
 //     (XF 4 without a map: aux[3i ..] for limb i).
 enum { FX_NONE, FX_RESCALE, FX_ENCODE, FX_MODUP1, FX_MODDOWN, FX_MODDOWN1 };
 template <bool INV, bool FUSED, int FX = FX_NONE>
-cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
-                    const uint64_t *in2, uint64_t *out_b = nullptr,
-                    const uint64_t *in_b = nullptr, const uint32_t *map = nullptr,
-                    uint64_t *fin = nullptr, const uint64_t *aux = nullptr,
-                    bool cols_only = false, const uint64_t *aux2 = nullptr,
-                    const uint64_t *in2_b = nullptr) {
+cudaError_t
+run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in, const uint64_t *in2,
+        uint64_t *out_b = nullptr, const uint64_t *in_b = nullptr, const uint32_t *map = nullptr,
+        uint64_t *fin = nullptr, const uint64_t *aux = nullptr, bool cols_only = false,
+        const uint64_t *aux2 = nullptr, const uint64_t *in2_b = nullptr, size_t run = 0) {
     static_assert(FX == FX_NONE || (!INV && !FUSED), "the fusions are forward transforms");
     if (cols_only && (INV || ring->log_n < 13)) return cudaErrorInvalidValue;
     constexpr bool RESC = FX == FX_RESCALE;
@@ -1196,6 +1339,13 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
          : launch_tile<8, 0, 0, 4, INV, FUS, LAST, false, XF>(DST, IN, IN2, ring, level, 256,     \
                                                               rows, st, out_b, INB, map, 31, 0, auxl, \
                                                               in2_b))
+    // the forward column pass of n = 2^13 .. 2^17; XF 4's runs sharing a source (FX_MODUP1: of
+    // `run` map entries; FX_MODDOWN1: all `level` limbs) in modup1_cols_kernel on rings with
+    // FP64 limbs
+#define COLS1(GB1)                                                                                 \
+    (XF1 == 4 && ring->dev->f64 ? launch_modup_cols<GB1>(ring, level, map ? run : level, out, in,  \
+                                                         out_b, in_b, map, aux, st)                \
+                                : COLS(GB1, false, in, nullptr, false, in_b, XF1))
     // three passes, n = 2^18 .. 2^20 (T, M) = (5, 5), (6, 5), (6, 6)
 #define TOP(GBT, M, IN, LAST, INB, XF)                                                         \
     launch_tile<GBT, 3, 8 + M, 1, INV, false, LAST, false, XF>(                                \
@@ -1205,11 +1355,21 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
                                                n >> (M + 3), st, out_b, INB, map, 5, 1u << (8 + M))
     if constexpr (!INV) {
         switch (logn) { // columns first (top bits down), then rows
-        case 13: e = COLS(5, false, in, nullptr, false, in_b, XF1); break;
-        case 14: e = COLS(6, false, in, nullptr, false, in_b, XF1); break;
-        case 15: e = COLS(7, false, in, nullptr, false, in_b, XF1); break;
-        case 16: e = COLS(8, false, in, nullptr, false, in_b, XF1); break;
-        case 17: e = COLS(9, false, in, nullptr, false, in_b, XF1); break;
+        case 13:
+            e = COLS1(5);
+            break;
+        case 14:
+            e = COLS1(6);
+            break;
+        case 15:
+            e = COLS1(7);
+            break;
+        case 16:
+            e = COLS1(8);
+            break;
+        case 17:
+            e = COLS1(9);
+            break;
         case 18:
             e = TOP(5, 5, in, false, in_b, XF1);
             if (e == cudaSuccess) e = MID(5, out, out_b);
@@ -1246,6 +1406,7 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
         }
     }
 #undef COLS
+#undef COLS1
 #undef ROWS
 #undef TOP
 #undef MID
@@ -1315,25 +1476,26 @@ extern "C" hepa_status _hepa_dev_ntt_encode(const hepa_ring *ring, size_t level,
 // Key switching's ModUp for one-limb digits (see device/internal.h): the conversion of each digit
 // to the other moduli is computed by the first NTT pass as it loads, so the count·n converted
 // words are never written and read back.
-extern "C" hepa_status _hepa_dev_ntt_modup1(const hepa_ring *ring, size_t count, uint64_t *ext,
-                                            const uint64_t *coef, const uint32_t *map,
-                                            const uint64_t *aux) {
+extern "C" hepa_status _hepa_dev_ntt_modup1(const hepa_ring *ring, size_t count, size_t run,
+                                            uint64_t *ext, const uint64_t *coef,
+                                            const uint32_t *map, const uint64_t *aux) {
     if (ring->log_n < 10) return HEPA_ERR_UNSUPPORTED;
     if (count == 0) return HEPA_OK;
     return _hepa_dev_status(run_ntt<false, false, FX_MODUP1>(ring, count, ext, coef, nullptr,
-                                                             nullptr, nullptr, map, nullptr, aux),
+                                                             nullptr, nullptr, map, nullptr, aux,
+                                                             false, nullptr, nullptr, run),
                             "ModUp NTT");
 }
 
 // Key switching's ModUp and inner product fused (see device/internal.h and ks_rows_inner_kernel).
-extern "C" hepa_status _hepa_dev_ntt_modup_cols(const hepa_ring *ring, size_t count, uint64_t *ext,
-                                                const uint64_t *coef, const uint32_t *map,
-                                                const uint64_t *aux) {
+extern "C" hepa_status _hepa_dev_ntt_modup_cols(const hepa_ring *ring, size_t count, size_t run,
+                                                uint64_t *ext, const uint64_t *coef,
+                                                const uint32_t *map, const uint64_t *aux) {
     if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
     if (count == 0) return HEPA_OK;
     const cudaError_t e =
         aux ? run_ntt<false, false, FX_MODUP1>(ring, count, ext, coef, nullptr, nullptr, nullptr,
-                                               map, nullptr, aux, true)
+                                               map, nullptr, aux, true, nullptr, nullptr, run)
             : run_ntt<false, false>(ring, count, ext, ext, nullptr, nullptr, nullptr, map, nullptr,
                                     nullptr, true);
     return _hepa_dev_status(e, "ModUp NTT (passes before the last)");

@@ -16,7 +16,8 @@ struct hepa_ks {
     size_t *down_tab; /* [L+1]: word offset of the ModDown table of a level */
     size_t *up_map;   /* [L+1]: offset into maps of the ModUp NTT map of a level; its length */
     size_t *up_map_len;
-    size_t *p_map;    /* [L+1]: offset of the map of a level's K P limbs */
+    size_t *p_map;    /* [L+1]: offset of the map of a level's K P limbs, then K more for the
+                       * same limbs E·n words further (t1 after t0: ModDown's pair in one launch) */
     uint64_t *tabs;   /* host tables, tabs_words */
     uint32_t *maps;   /* host maps, maps_len */
     size_t tabs_words, maps_len, dmax;
@@ -94,6 +95,8 @@ static void build_levels(hepa_ks *ks) {
             if (ks->maps) ks->maps[mw] = (uint32_t)((l + k) << 8 | (L + k));
             src[k] = L + k, ++mw;
         }
+        for (size_t k = 0; k < K; ++k, ++mw)
+            if (ks->maps) ks->maps[mw] = (uint32_t)((E + l + k) << 8 | (L + k));
         for (size_t i = 0; i < l; ++i) dst[i] = i;
         if (ks->tabs) {
             ks->down_tab[l] = tw;
@@ -279,7 +282,7 @@ static hepa_status dev_modup(const hepa_ks *ks, size_t l, uint64_t *ext, const u
     if (ks->daux) { /* one-limb digits: the conversion rides in the NTT's first pass */
         const uint64_t *aux = ks->daux + 3 * ks->up_map[l];
         s = whole ? _hepa_dev_ks_modup1(r, l, E, ext, c, tmp, map, cnt, aux)
-                  : _hepa_dev_ntt_modup_cols(r, cnt, ext, tmp, map, aux);
+                  : _hepa_dev_ntt_modup_cols(r, cnt, E - 1, ext, tmp, map, aux);
         if (s != HEPA_ERR_UNSUPPORTED) return s; /* n < 2^10: the path below */
     }
     hepa_conv_job jobs[HEPA_CONV_MAX_JOBS];
@@ -292,7 +295,7 @@ static hepa_status dev_modup(const hepa_ks *ks, size_t l, uint64_t *ext, const u
     }
     if ((s = _hepa_dev_conv(r, jobs, dn, a, 1)) != HEPA_OK) return s;
     return whole ? _hepa_dev_ntt_map(r, 0, ext, ext, map, cnt)
-                 : _hepa_dev_ntt_modup_cols(r, cnt, ext, NULL, map, NULL);
+                 : _hepa_dev_ntt_modup_cols(r, cnt, 0, ext, NULL, map, NULL);
 }
 
 hepa_status _hepa_ks_modup(const hepa_ks *ks, size_t l, uint64_t *ext, const uint64_t *c,
@@ -357,9 +360,13 @@ hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64
     if (on_device(r)) {
         const uint32_t *pm = ks->dmaps + ks->p_map[l];
         hepa_status s;
-        if ((s = _hepa_dev_ntt_map(r, 1, t0, t0, pm, K)) != HEPA_OK ||
-            (s = _hepa_dev_ntt_map(r, 1, t1, t1, pm, K)) != HEPA_OK)
-            return s;
+        /* the P limbs of t0 and t1: one launch when t1 follows t0 (hepa_keyswitch's layout;
+         * single-limb transforms are latency bound: two launches of 2^16 took 27 µs on an H100) */
+        if (t1 == t0 + (l + K) * n)
+            s = _hepa_dev_ntt_map(r, 1, t0, t0, pm, 2 * K);
+        else if ((s = _hepa_dev_ntt_map(r, 1, t0, t0, pm, K)) == HEPA_OK)
+            s = _hepa_dev_ntt_map(r, 1, t1, t1, pm, K);
+        if (s != HEPA_OK) return s;
         const uint64_t *tab = ks->dtabs + ks->down_tab[l];
         const hepa_conv_job jobs[2] = {{tab, t0 + l * n, tmp, NULL, 0},
                                        {tab, t1 + l * n, tmp + l * n, NULL, 0}};

@@ -288,7 +288,7 @@ extern "C" hepa_status _hepa_dev_ks_modup1(const hepa_ring *ring, size_t l, size
                                             cudaMemcpyDeviceToDevice,
                                             (cudaStream_t)ring->dev->stream);
     if (e != cudaSuccess) return _hepa_dev_status(e, "ModUp copy");
-    return _hepa_dev_ntt_modup1(ring, count, ext, coef, map, aux);
+    return _hepa_dev_ntt_modup1(ring, count, E - 1, ext, coef, map, aux); // one-limb digits
 }
 
 extern "C" hepa_status _hepa_dev_ks_inner(const hepa_ring *ring, size_t level, size_t K,

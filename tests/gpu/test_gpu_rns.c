@@ -266,6 +266,9 @@ Test(gpu_rns, keyswitch_small) {
     /* from n = 2^13 (the two n = 8192 cases above, and those below) ModUp's last NTT pass and
      * the inner product run as one kernel (_hepa_dev_ks_rows_inner); 62-bit Q primes: */
     check_keyswitch(8192, 5, 2, 0, 62);
+    /* one-limb digits on a ring without FP64 limbs: ntt_tile_kernel's XF 4 columns (rings with
+     * FP64 limbs take modup1_cols_kernel, several targets per block) */
+    check_keyswitch(8192, 4, 1, 0, 62);
     /* one-limb digits at n = 2^15 and 2^16 (issue 6's sizes) at quick sizes; from 2^16 the
      * fused row pass runs the 40-bit limbs on the FP64 pipe, q_0 and P on the integer path */
     check_keyswitch(32768, 5, 1, 0, 40);
