@@ -915,6 +915,20 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
     }
 }
 
+// PACKED COLUMNS. Key switching's fused ModUp (_hepa_dev_ntt_modup_cols with one-limb digits,
+// then _hepa_dev_ks_rows_inner) hands the column pass's output of every target to the row pass
+// through memory: dnum·(E - 1) limbs, 571 MB at N = 2^16 with 33 Q primes and P = 1, written
+// once and read once beside the 1.1 GiB key. Where the column pass is modup1_cols_kernel and the
+// row pass runs FP64 rows (rings with FP64 limbs, n = 2^16 and 2^17: see ks_packed and
+// _hepa_dev_ks_rows_inner) and the target is an FP64 limb below KS_PACK_BELOW, the column pass
+// stores its words (in [0, q), below 2^40) in 5 bytes instead of 8: the low 32 bits at
+// uint32_t index x of the limb's slice, the high 8 at byte 4n + x of it. Both kernels decide
+// with ks_packed and the limb's q.
+constexpr uint64_t KS_PACK_BELOW = (uint64_t)1 << 40;
+bool ks_packed(const hepa_ring *ring) {
+    return ring->dev->f64 && (ring->log_n == 16 || ring->log_n == 17);
+}
+
 // MODUP COLUMNS (modup1_cols_kernel): the column pass (n in [2^13, 2^17], forward, not the
 // last) of the NTTs of XF 4's conversions for runs of targets that share one source limb, one
 // block per column tile and group of targets of a run:
@@ -936,7 +950,7 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
                        const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
                        unsigned logn, const uint32_t *__restrict__ map,
                        const uint64_t *__restrict__ aux, unsigned run, unsigned runs,
-                       unsigned groups, unsigned G) {
+                       unsigned groups, unsigned G, bool pack) {
     constexpr int CB = 3, S = 8;
     constexpr Schedule sch = Sched<GB, CB, false>::value;
     constexpr Map lm = LoadMap<GB, CB, false>::value;
@@ -1007,6 +1021,17 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
             stages(std::false_type{});
         }
         uint64_t *o = out + dlimb * n;
+        if (pack && c.f64 && lc.q < KS_PACK_BELOW) { // PACKED COLUMNS
+            uint32_t *lo = reinterpret_cast<uint32_t *>(o);
+            uint8_t *hi = reinterpret_cast<uint8_t *>(o) + 4 * n;
+#pragma unroll
+            for (int k = 0; k < 8; ++k) {
+                const unsigned x = gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S);
+                lo[x] = (uint32_t)v[k];
+                hi[x] = (uint8_t)(v[k] >> 32);
+            }
+            continue;
+        }
 #pragma unroll
         for (int k = 0; k < 8; ++k)
             o[gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S)] = v[k];
@@ -1092,7 +1117,7 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
 // cluster, sums in shared memory) was tried and measured 2x slower (16 warps per SM, latency
 // bound): bench/results/2026-11-22-h100-ks-cluster-experiment.md.
 constexpr unsigned KS_ROWS_SMEM_WORDS = 4 * 256 + 4 * 512 + 4 * 256 + 4 * 1024;
-template <bool F64>
+template <bool F64, bool PACKED>
 __global__ void __launch_bounds__(128, 3)
     ks_rows_inner_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *ext, const uint64_t *cin,
                          const uint64_t *key, const uint64_t *__restrict__ tables,
@@ -1117,18 +1142,40 @@ __global__ void __launch_bounds__(128, 3)
     Ctx c = ctx_of(lc, tables, n, mi, false);
     ctx_f64<F64>(c, lc, tables, n, false); // FP64 LIMBS
     const unsigned own = e < l ? e / alpha : ~0u; // the digit whose own limb e is
+    // the other digits' rows of this limb come in 5 bytes (PACKED COLUMNS): into dbuf as 256
+    // uint32_t, then 256 bytes
+    const bool pk = F64 && PACKED && c.f64 && lc.q < KS_PACK_BELOW;
     // digit j's data row and key rows into dbuf and key buffer j mod 2 (16 bytes per copy)
     auto issue = [&](unsigned j) {
-        const uint64_t *d =
-            j == own ? cin + (size_t)e * n + gx0 : ext + ((size_t)j * E + e) * n + gx0;
         const uint64_t *kb = key + 2 * (size_t)j * keyW + (size_t)mi * n + gx0, *ka = kb + keyW;
         uint64_t *kd = kbuf + (j & 1) * 512;
+        if constexpr (PACKED) {
+            // a packed row: its low 32 bits (1 KiB), then its high bytes (256)
+            const bool p = pk && j != own;
+            const char *slice = reinterpret_cast<const char *>(ext + ((size_t)j * E + e) * n);
+            const char *d = j == own ? reinterpret_cast<const char *>(cin + (size_t)e * n + gx0)
+                                     : slice + (p ? 4 : 8) * (size_t)gx0;
+            char *db = reinterpret_cast<char *>(dbuf);
 #pragma unroll
-        for (int t = 0; t < 4; ++t) {
-            const unsigned w = 2 * (lane + 32 * t);
-            cp_async16(dbuf + w, d + w);
-            cp_async16(kd + w, kb + w);
-            cp_async16(kd + 256 + w, ka + w);
+            for (int t = 0; t < 4; ++t) {
+                const unsigned b = 16 * (lane + 32 * t), w = 2 * (lane + 32 * t);
+                if (!p || t < 2)
+                    cp_async16(db + b, d + b);
+                else if (t == 2 && lane < 16)
+                    cp_async16(db + 1024 + 16 * lane, slice + 4 * n + gx0 + 16 * lane);
+                cp_async16(kd + w, kb + w);
+                cp_async16(kd + 256 + w, ka + w);
+            }
+        } else {
+            const uint64_t *d =
+                j == own ? cin + (size_t)e * n + gx0 : ext + ((size_t)j * E + e) * n + gx0;
+#pragma unroll
+            for (int t = 0; t < 4; ++t) {
+                const unsigned w = 2 * (lane + 32 * t);
+                cp_async16(dbuf + w, d + w);
+                cp_async16(kd + w, kb + w);
+                cp_async16(kd + 256 + w, ka + w);
+            }
         }
         cp_async_commit();
     };
@@ -1156,6 +1203,15 @@ __global__ void __launch_bounds__(128, 3)
 #pragma unroll
                 for (int k = 0; k < 8; ++k)
                     v[k] = dbuf[fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)];
+            } else if (FP && pk) {
+                const uint32_t *blo = reinterpret_cast<const uint32_t *>(dbuf);
+                const uint8_t *bhi = reinterpret_cast<const uint8_t *>(blo + 256);
+#pragma unroll
+                for (int k = 0; k < 8; ++k) { // straight to the FP64 path's double (as u2d)
+                    const unsigned x = b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k);
+                    v[k] = bits(
+                        __dsub_rn(dbl((uint64_t)(bhi[x] | 0x43300000u) << 32 | blo[x]), 0x1p52));
+                }
             } else {
 #pragma unroll
                 for (int k = 0; k < 8; ++k)
@@ -1167,7 +1223,9 @@ __global__ void __launch_bounds__(128, 3)
             if (j != own) {
                 ulonglong2 tw[4];
                 prefetch_step<GB, CB, S, false, true, true, FP, 0>(tw, c, lane, warp, gx0, logn);
-                if constexpr (FP) f64_in(v);
+                if constexpr (FP) {
+                    if (!pk) f64_in(v); // (packed rows were read as doubles)
+                }
                 run_steps<GB, CB, S, false, true, true, FP, 0>(v, c, xch, lane, warp, gx0, logn,
                                                                tw);
                 if constexpr (FP) {
@@ -1246,7 +1304,8 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
 template <int GB>
 cudaError_t launch_modup_cols(const hepa_ring *ring, size_t count, size_t run, uint64_t *out,
                               const uint64_t *in, uint64_t *out_b, const uint64_t *in_b,
-                              const uint32_t *map, const uint64_t *aux, cudaStream_t st) {
+                              const uint32_t *map, const uint64_t *aux, cudaStream_t st,
+                              bool pack) {
     if (run == 0 || count % run) return cudaErrorInvalidValue;
     const size_t runs = count / run, polys = out_b ? 2 : 1, tiles = 256 / 8;
     const size_t blocks = HEPA_MODUP_COLS_BLOCKS;
@@ -1258,7 +1317,7 @@ cudaError_t launch_modup_cols(const hepa_ring *ring, size_t count, size_t run, u
     const dim3 grid((unsigned)tiles, (unsigned)(runs * groups * polys));
     modup1_cols_kernel<GB><<<grid, 1u << GB, smem, st>>>(
         out, in, out_b, in_b, ring->dev->tables, ring->dev->limbs, ring->log_n, map, aux,
-        (unsigned)run, (unsigned)runs, (unsigned)groups, (unsigned)G);
+        (unsigned)run, (unsigned)runs, (unsigned)groups, (unsigned)G, pack);
     return cudaGetLastError();
 }
 
@@ -1343,9 +1402,10 @@ run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in, 
     // `run` map entries; FX_MODDOWN1: all `level` limbs) in modup1_cols_kernel on rings with
     // FP64 limbs
 #define COLS1(GB1)                                                                                 \
-    (XF1 == 4 && ring->dev->f64 ? launch_modup_cols<GB1>(ring, level, map ? run : level, out, in,  \
-                                                         out_b, in_b, map, aux, st)                \
-                                : COLS(GB1, false, in, nullptr, false, in_b, XF1))
+    (XF1 == 4 && ring->dev->f64                                                                    \
+         ? launch_modup_cols<GB1>(ring, level, map ? run : level, out, in, out_b, in_b, map, aux,  \
+                                  st, FX == FX_MODUP1 && cols_only && ks_packed(ring))             \
+         : COLS(GB1, false, in, nullptr, false, in_b, XF1))
     // three passes, n = 2^18 .. 2^20 (T, M) = (5, 5), (6, 5), (6, 6)
 #define TOP(GBT, M, IN, LAST, INB, XF)                                                         \
     launch_tile<GBT, 3, 8 + M, 1, INV, false, LAST, false, XF>(                                \
@@ -1515,8 +1575,12 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     // 300 -> 315, 315 (not understood; that size keeps the integer rows). Measured again at
     // b3ce19f (FP64 choice once per block, double twiddles): 2^15/17/1 275.0, 275.3 µs with the
     // integer rows, 278.4, 277.7 with FP64 rows (a build that launched them from 2^13).
-    auto *k = ring->dev->f64 && ring->log_n >= 16 ? ks_rows_inner_kernel<true>
-                                                  : ks_rows_inner_kernel<false>;
+    // PACKED COLUMNS where _hepa_dev_ntt_modup_cols left them (one-limb digits), in a build of
+    // its own (the packed reads made ptxas spill about 30 bytes, which cost the
+    // unpacked shapes 4-8 µs when they shared it)
+    auto *k = alpha == 1 && ks_packed(ring)         ? ks_rows_inner_kernel<true, true>
+              : ring->dev->f64 && ring->log_n >= 16 ? ks_rows_inner_kernel<true, false>
+                                                    : ks_rows_inner_kernel<false, false>;
     cudaError_t ce = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (ce != cudaSuccess) return _hepa_dev_status(ce, "key-switch row pass (shared memory)");
     k<<<grid, 128, smem, (cudaStream_t)ring->dev->stream>>>(
