@@ -994,7 +994,7 @@ static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {
     HK(ks_run(&c, KS_INNER));
     HK(hepa_ring_sync(ring));
 
-    const double key_b = 2.0 * c.dn * E * limb, ct_b = 2.0 * L * limb;
+    const double key_b = (double)hepa_ksk_bytes(key), ct_b = 2.0 * L * limb;
     struct { ks_op op; const char *what; double bytes; } rows[] = {
         {KS_MULRELIN, "multiply + relinearize (tensor, key switch, 2 adds)", 2 * ct_b + key_b + ct_b},
         {KS_TENSOR, "tensor (a0,a1)x(b0,b1) -> (d0,d1,d2)", 2 * ct_b + 1.5 * ct_b},

@@ -441,6 +441,16 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
     T_OK(hepa_poly_to_ntt(s2));
     hepa_ksk *key = NULL;
     T_OK(hepa_ksk_create(&key, ks, s2, s, g));
+    { /* the host backend keeps 8-byte words; the export is in the documented order */
+        const size_t kw = hepa_ks_num_digits(ks, L) * 2 * M * n;
+        cr_assert_eq(hepa_ksk_bytes(key), kw * sizeof(uint64_t));
+        uint64_t *w = malloc(kw * sizeof *w);
+        cr_assert(w);
+        T_OK(hepa_ksk_export(key, w));
+        for (size_t i = 0; i < kw; ++i)
+            cr_assert(w[i] < q[i / n % M], "key word %zu not below its modulus", i);
+        free(w);
+    }
     double logP = 0;
     for (size_t k = 0; k < K; ++k) logP += log2((double)q[L + k]);
     const size_t levels[] = {L, L > 2 ? L - 1 : 1, 1};

@@ -62,7 +62,10 @@ HEPA_API size_t hepa_ks_num_digits(const hepa_ks *ks, size_t level);
 
 /* A switching key from s_from to s_to (both at the ring's full level L + K, NTT domain), with
  * fresh uniform a_j and Gaussian e_j (sigma = HEPA_SIGMA_DEFAULT) from rng. Stored in the ring
- * backend's memory: dnum(L) · 2 · (L + K) · n words.
+ * backend's memory, dnum(L) · 2 · (L + K) · n words: on the CUDA backend the limbs of moduli
+ * below 2^40 in 5 bytes per word (the inner product reads the whole key on every switch, so the
+ * bytes it moves shrink with it: 1122 -> 726 MiB at n = 2^16 with 33 40-bit primes, P = 1 prime
+ * of 60 bits), the others in 8; hepa_ksk_bytes gives the size.
  * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL), HEPA_ERR_MISMATCH (a secret of another ring or not
  * at the full level), HEPA_ERR_DOMAIN (a secret in the coefficient domain),
  * HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_DEVICE. */
@@ -70,11 +73,13 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_k
                                                      const hepa_poly *s_from,
                                                      const hepa_poly *s_to, hepa_rng *rng);
 HEPA_API void hepa_ksk_destroy(hepa_ksk *key);
-/* The key's words: digit j's b at + (2·j)·(L+K)·n, its a at + (2·j+1)·(L+K)·n, limb i of each
- * at + i·n in the ring's modulus order (read-only; in the ring backend's memory). On the CUDA
- * backend the key is written on the ring's stream: order other streams after it (hepa_ring_sync
- * or an event) before reading it there. */
-HEPA_API const uint64_t *hepa_ksk_data(const hepa_ksk *key);
+/* Bytes of the ring backend's memory the key holds (0 for NULL). */
+HEPA_API size_t hepa_ksk_bytes(const hepa_ksk *key);
+/* The key's dnum(L) · 2 · (L+K) · n words into host memory `out`: digit j's b at
+ * + (2·j)·(L+K)·n, its a at + (2·j+1)·(L+K)·n, limb i of each at + i·n in the ring's modulus
+ * order, every word in [0, q_i). On the CUDA backend it waits for the ring's stream.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL), HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_DEVICE. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_ksk_export(const hepa_ksk *key, uint64_t *out);
 
 /* (out0, out1) = key switch of c under key (see above). c at level l in [1, L], NTT domain;
  * out0, out1 at level l, take the NTT domain; they may alias c but not each other.

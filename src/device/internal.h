@@ -133,13 +133,15 @@ hepa_status _hepa_dev_ntt_modup1(const struct hepa_ring *ring, size_t count, siz
  * == j, the NTT-domain input c limb e instead, untransformed) and sums it against the key in the
  * same kernel: t0 / t1 limb e = Σ_j limb ⊙ digit j's b / a of modulus mod(e), as
  * _hepa_dev_ks_inner. ext is left in an intermediate state; its digits' own limbs are never read.
- */
+ * The key: 2·dnum components of comp bytes in the PACKED KEYS layout of `packed`
+ * (rns/ksk_layout.h). */
 hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count, size_t run,
                                      uint64_t *ext, const uint64_t *coef, const uint32_t *map,
                                      const uint64_t *aux);
 hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, size_t K,
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
-                                    const uint64_t *ext, const uint64_t *c, const uint64_t *key);
+                                    const uint64_t *ext, const uint64_t *c,
+                                    const unsigned char *key, size_t comp, uint64_t packed);
 
 /* Key switching's ModDown after its inverse NTT of P and, for K > 1, its conversion (n >= 2^13;
  * HEPA_ERR_UNSUPPORTED below): out_k[i] = (t_k[i] - NTT_i(y_k))·s_i for i < level, k = 0, 1, in

@@ -38,6 +38,7 @@
 #include "device/internal.h"
 #include "hepa/modarith.h"
 #include "rns/ckks_core.h"
+#include "rns/ksk_layout.h"
 #include "rns/conv_core.h"
 #include "rns/internal.h"
 
@@ -926,7 +927,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
 // with ks_packed and the limb's q.
 constexpr uint64_t KS_PACK_BELOW = (uint64_t)1 << 40;
 bool ks_packed(const hepa_ring *ring) {
-    return ring->dev->f64 && (ring->log_n == 16 || ring->log_n == 17);
+    return ring->dev->f64 && ring->log_n >= 15 && ring->log_n <= 17;
 }
 
 // MODUP COLUMNS (modup1_cols_kernel): the column pass (n in [2^13, 2^17], forward, not the
@@ -1123,9 +1124,10 @@ constexpr unsigned KS_ROWS_SMEM_WORDS = 4 * 256 + 4 * 512 + 4 * 256 + 4 * 1024;
 template <bool F64, bool PACKED>
 __global__ void __launch_bounds__(128, 3)
     ks_rows_inner_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *ext, const uint64_t *cin,
-                         const uint64_t *key, const uint64_t *__restrict__ tables,
+                         const unsigned char *key, const uint64_t *__restrict__ tables,
                          const hepa_dev_limb *__restrict__ limbs, unsigned logn, unsigned l,
-                         unsigned L, unsigned E, unsigned dnum, unsigned alpha, size_t keyW) {
+                         unsigned L, unsigned E, unsigned dnum, unsigned alpha, size_t comp,
+                         uint64_t packed) {
     constexpr int GB = 8, CB = 0, S = 0;
     constexpr Schedule sch = Sched<GB, CB, false>::value;
     constexpr Map lm = LoadMap<GB, CB, false>::value;
@@ -1148,10 +1150,26 @@ __global__ void __launch_bounds__(128, 3)
     // the other digits' rows of this limb come in 5 bytes (PACKED COLUMNS): into dbuf as 256
     // uint32_t, then 256 bytes
     const bool pk = F64 && PACKED && c.f64 && lc.q < KS_PACK_BELOW;
+    // the key's rows of this limb (PACKED KEYS: 5-byte words when kp; in the key buffer as
+    // 256 uint32_t, then 256 bytes)
+    const bool kp = packed >> mi & 1;
+    const unsigned char *krow = key + hepa_ksk_limb_at(packed, n, mi) + (kp ? 4 : 8) * gx0;
+    const unsigned char *khi = key + hepa_ksk_limb_at(packed, n, mi) + 4 * n + gx0;
     // digit j's data row and key rows into dbuf and key buffer j mod 2 (16 bytes per copy)
     auto issue = [&](unsigned j) {
-        const uint64_t *kb = key + 2 * (size_t)j * keyW + (size_t)mi * n + gx0, *ka = kb + keyW;
-        uint64_t *kd = kbuf + (j & 1) * 512;
+        const size_t kj = 2 * (size_t)j * comp;
+        char *kd = reinterpret_cast<char *>(kbuf + (j & 1) * 512);
+#pragma unroll
+        for (int t = 0; t < 4; ++t) {
+            const unsigned b = 16 * (lane + 32 * t);
+            if (!kp || t < 2) {
+                cp_async16(kd + b, krow + kj + b);
+                cp_async16(kd + 2048 + b, krow + kj + comp + b);
+            } else if (t == 2 && lane < 16) {
+                cp_async16(kd + 1024 + 16 * lane, khi + kj + 16 * lane);
+                cp_async16(kd + 2048 + 1024 + 16 * lane, khi + kj + comp + 16 * lane);
+            }
+        }
         if constexpr (PACKED) {
             // a packed row: its low 32 bits (1 KiB), then its high bytes (256)
             const bool p = pk && j != own;
@@ -1161,13 +1179,11 @@ __global__ void __launch_bounds__(128, 3)
             char *db = reinterpret_cast<char *>(dbuf);
 #pragma unroll
             for (int t = 0; t < 4; ++t) {
-                const unsigned b = 16 * (lane + 32 * t), w = 2 * (lane + 32 * t);
+                const unsigned b = 16 * (lane + 32 * t);
                 if (!p || t < 2)
                     cp_async16(db + b, d + b);
                 else if (t == 2 && lane < 16)
                     cp_async16(db + 1024 + 16 * lane, slice + 4 * n + gx0 + 16 * lane);
-                cp_async16(kd + w, kb + w);
-                cp_async16(kd + 256 + w, ka + w);
             }
         } else {
             const uint64_t *d =
@@ -1176,8 +1192,6 @@ __global__ void __launch_bounds__(128, 3)
             for (int t = 0; t < 4; ++t) {
                 const unsigned w = 2 * (lane + 32 * t);
                 cp_async16(dbuf + w, d + w);
-                cp_async16(kd + w, kb + w);
-                cp_async16(kd + 256 + w, ka + w);
             }
         }
         cp_async_commit();
@@ -1239,11 +1253,15 @@ __global__ void __launch_bounds__(128, 3)
                 }
             }
             const uint64_t *kb = kbuf + (j & 1) * 512, *ka = kb + 256;
+            const uint32_t *kbl = reinterpret_cast<const uint32_t *>(kb), *kal = kbl + 512;
+            const uint8_t *kbh = reinterpret_cast<const uint8_t *>(kbl + 256), *kah = kbh + 2048;
 #pragma unroll
             for (int k = 0; k < 8; ++k) {
                 const unsigned x = fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k);
-                hepa_mac64(v[k], kb[x], &hi0[k], &lo0[k]);
-                hepa_mac64(v[k], ka[x], &hi1[k], &lo1[k]);
+                const uint64_t wb = kp ? kbl[x] | (uint64_t)kbh[x] << 32 : kb[x];
+                const uint64_t wa = kp ? kal[x] | (uint64_t)kah[x] << 32 : ka[x];
+                hepa_mac64(v[k], wb, &hi0[k], &lo0[k]);
+                hepa_mac64(v[k], wa, &hi1[k], &lo1[k]);
             }
             if ((j & 15) == 15 || j + 1 == dnum) {
 #pragma unroll
@@ -1566,8 +1584,9 @@ extern "C" hepa_status _hepa_dev_ntt_modup_cols(const hepa_ring *ring, size_t co
 
 extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t level, size_t K,
                                                size_t alpha, size_t dnum, uint64_t *t0,
-                                               uint64_t *t1, const uint64_t *ext,
-                                               const uint64_t *c, const uint64_t *key) {
+                                               uint64_t *t1, const uint64_t *ext, const uint64_t *c,
+                                               const unsigned char *key, size_t comp,
+                                               uint64_t packed) {
     if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
     const size_t n = ring->n, E = level + K;
     const dim3 grid((unsigned)(n >> 10), (unsigned)E);
@@ -1588,8 +1607,8 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     if (ce != cudaSuccess) return _hepa_dev_status(ce, "key-switch row pass (shared memory)");
     k<<<grid, 128, smem, (cudaStream_t)ring->dev->stream>>>(
         t0, t1, ext, c, key, ring->dev->tables, ring->dev->limbs, ring->log_n, (unsigned)level,
-        (unsigned)(ring->num_moduli - K), (unsigned)E, (unsigned)dnum, (unsigned)alpha,
-        ring->num_moduli * n);
+        (unsigned)(ring->num_moduli - K), (unsigned)E, (unsigned)dnum, (unsigned)alpha, comp,
+        packed);
     return _hepa_dev_status(cudaGetLastError(), "key-switch ModUp row pass + inner product");
 }
 

@@ -116,10 +116,15 @@ hepa_status _hepa_dev_ks_modup1(const hepa_ring *ring, size_t l, size_t E, uint6
                                 const uint64_t *c, const uint64_t *coef, const uint32_t *map,
                                 size_t count, const uint64_t *aux);
 /* Key-switch inner product: t0/t1 limb e (E = level + K limbs) = Σ_j ext[j·E + e] ⊙ key limb of
- * modulus mod(e) (e < level: e; else L + e - level) of digit j's b / a. */
+ * modulus mod(e) (e < level: e; else L + e - level) of digit j's b / a. The key: 2·dnum
+ * components of comp bytes in the PACKED KEYS layout of `packed` (rns/ksk_layout.h). */
 hepa_status _hepa_dev_ks_inner(const hepa_ring *ring, size_t level, size_t K, size_t dnum,
                                uint64_t *t0, uint64_t *t1, const uint64_t *ext,
-                               const uint64_t *key);
+                               const unsigned char *key, size_t comp, uint64_t packed);
+/* A switching key's component (M limbs of n words at src, device) into its storage at dst in
+ * the PACKED KEYS layout of `packed` (rns/ksk_layout.h). */
+hepa_status _hepa_dev_ksk_pack(const hepa_ring *ring, unsigned char *dst, const uint64_t *src,
+                               uint64_t packed);
 /* out_k[i] = (a_k[i] - b_k[i]) · s_i mod q_i for i < level, k < npoly (1 or 2), s with Shoup
  * companions (host arrays, passed by value). */
 hepa_status _hepa_dev_sub_scale(const hepa_ring *ring, size_t level, int npoly, uint64_t *out0,

@@ -8,6 +8,7 @@
 #include "ntt/internal.h"
 #include "rns/conv_core.h"
 #include "rns/internal.h"
+#include "rns/ksk_layout.h"
 
 struct hepa_ks {
     const hepa_ring *ring;
@@ -37,8 +38,10 @@ struct hepa_ks {
 
 struct hepa_ksk {
     const hepa_ks *ks;
-    size_t dnum;    /* dnum(L) */
-    uint64_t *data; /* dnum · 2 · (L+K) · n words, backend memory */
+    size_t dnum;         /* dnum(L) */
+    uint64_t packed;     /* bit m: modulus m's limbs in 5-byte words (PACKED KEYS, ksk_layout.h) */
+    size_t comp;         /* bytes of one component (a digit's b or a) */
+    unsigned char *data; /* 2 · dnum components, backend memory */
 };
 
 static int on_device(const hepa_ring *r) { return r->backend == HEPA_BACKEND_CUDA; }
@@ -210,11 +213,40 @@ void hepa_ksk_destroy(hepa_ksk *key) {
     free(key);
 }
 
-const uint64_t *hepa_ksk_data(const hepa_ksk *key) { return key ? key->data : NULL; }
+size_t hepa_ksk_bytes(const hepa_ksk *key) {
+    return key ? 2 * key->dnum * key->comp : 0;
+}
 
-static hepa_status copy_words(const hepa_ring *r, uint64_t *dst, const uint64_t *src, size_t w) {
-    if (on_device(r)) return _hepa_dev_copy(r, dst, src, w * sizeof *dst, 2);
-    memcpy(dst, src, w * sizeof *dst);
+hepa_status hepa_ksk_export(const hepa_ksk *key, uint64_t *out) {
+    if (!key || !out) return HEPA_ERR_INVALID_ARGUMENT;
+    const hepa_ring *r = key->ks->ring;
+    const size_t M = r->num_moduli, n = r->n;
+    if (!on_device(r)) { /* the host backend packs nothing */
+        memcpy(out, key->data, hepa_ksk_bytes(key));
+        return HEPA_OK;
+    }
+    unsigned char *buf = malloc(key->comp);
+    if (!buf) return HEPA_ERR_OUT_OF_MEMORY;
+    hepa_status s = HEPA_OK;
+    for (size_t c = 0; c < 2 * key->dnum && s == HEPA_OK; ++c) {
+        if ((s = _hepa_dev_copy(r, buf, key->data + c * key->comp, key->comp, 1)) != HEPA_OK ||
+            (s = _hepa_dev_sync(r)) != HEPA_OK)
+            break;
+        for (unsigned m = 0; m < M; ++m) {
+            const unsigned char *limb = buf + hepa_ksk_limb_at(key->packed, n, m);
+            for (size_t x = 0; x < n; ++x)
+                out[(c * M + m) * n + x] = hepa_ksk_word(limb, (int)(key->packed >> m & 1), n, x);
+        }
+    }
+    free(buf);
+    return s;
+}
+
+/* One component (M limbs of n words, backend memory) into the key's storage. */
+static hepa_status store_comp(const hepa_ksk *key, size_t c, const uint64_t *src) {
+    const hepa_ring *r = key->ks->ring;
+    if (on_device(r)) return _hepa_dev_ksk_pack(r, key->data + c * key->comp, src, key->packed);
+    memcpy(key->data + c * key->comp, src, key->comp);
     return HEPA_OK;
 }
 
@@ -222,7 +254,7 @@ hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *
                             const hepa_poly *s_to, hepa_rng *rng) {
     if (!out || !ks || !s_from || !s_to || !rng) return HEPA_ERR_INVALID_ARGUMENT;
     const hepa_ring *r = ks->ring;
-    const size_t M = r->num_moduli, n = r->n, W = M * n;
+    const size_t M = r->num_moduli, n = r->n;
     if (s_from->ring != r || s_to->ring != r || s_from->level != M || s_to->level != M)
         return HEPA_ERR_MISMATCH;
     if (s_from->domain != HEPA_DOMAIN_NTT || s_to->domain != HEPA_DOMAIN_NTT)
@@ -231,11 +263,13 @@ hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *
     if (!key) return HEPA_ERR_OUT_OF_MEMORY;
     key->ks = ks;
     key->dnum = dnum_of(ks, ks->L);
-    const size_t words = key->dnum * 2 * W;
+    for (size_t m = 0; on_device(r) && m < M; ++m)
+        if (r->moduli[m] < HEPA_KSK_PACK_BELOW) key->packed |= (uint64_t)1 << m;
+    key->comp = hepa_ksk_limb_at(key->packed, n, (unsigned)M);
     hepa_status s = HEPA_OK;
     if (on_device(r)) {
-        s = _hepa_dev_alloc(r, (void **)&key->data, words * sizeof *key->data);
-    } else if (!(key->data = malloc(words * sizeof *key->data))) {
+        s = _hepa_dev_alloc(r, (void **)&key->data, hepa_ksk_bytes(key));
+    } else if (!(key->data = malloc(hepa_ksk_bytes(key)))) {
         s = HEPA_ERR_OUT_OF_MEMORY;
     }
     hepa_poly *a = NULL, *b = NULL, *t = NULL;
@@ -248,14 +282,14 @@ hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *
         for (size_t i = 0; i < M; ++i) scal[i] = i < ks->L && i / ks->alpha == j ? ks->pmod[i] : 0;
         if ((s = hepa_sample_uniform(rng, a, HEPA_DOMAIN_NTT)) != HEPA_OK ||
             (s = hepa_sample_gaussian(rng, b, HEPA_SIGMA_DEFAULT)) != HEPA_OK ||
-            (s = hepa_poly_to_ntt(b)) != HEPA_OK ||           /* b = e */
+            (s = hepa_poly_to_ntt(b)) != HEPA_OK || /* b = e */
             (s = hepa_poly_mul(t, a, s_to)) != HEPA_OK ||
-            (s = hepa_poly_sub(b, b, t)) != HEPA_OK ||        /* e - a·s_to */
+            (s = hepa_poly_sub(b, b, t)) != HEPA_OK || /* e - a·s_to */
             (s = hepa_poly_mul_scalar(t, s_from, scal)) != HEPA_OK ||
-            (s = hepa_poly_add(b, b, t)) != HEPA_OK ||        /* + P·g_j·s_from */
-            (s = copy_words(r, key->data + 2 * j * W, b->data, W)) != HEPA_OK)
+            (s = hepa_poly_add(b, b, t)) != HEPA_OK || /* + P·g_j·s_from */
+            (s = store_comp(key, 2 * j, b->data)) != HEPA_OK)
             break;
-        s = copy_words(r, key->data + (2 * j + 1) * W, a->data, W);
+        s = store_comp(key, 2 * j + 1, a->data);
     }
     hepa_poly_destroy(a), hepa_poly_destroy(b), hepa_poly_destroy(t);
     if (s != HEPA_OK) {
@@ -320,7 +354,9 @@ hepa_status _hepa_ks_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *
                            const uint64_t *ext, const hepa_ksk *key) {
     const hepa_ring *r = ks->ring;
     const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l), W = r->num_moduli * n;
-    if (on_device(r)) return _hepa_dev_ks_inner(r, l, ks->K, dn, t0, t1, ext, key->data);
+    if (on_device(r))
+        return _hepa_dev_ks_inner(r, l, ks->K, dn, t0, t1, ext, key->data, key->comp, key->packed);
+    const uint64_t *kw = (const uint64_t *)key->data; /* the host backend packs nothing */
     for (size_t e = 0; e < E; ++e) {
         const size_t mi = ext_mod(ks, l, e);
         const hepa_modulus *m = &r->mods[mi];
@@ -328,8 +364,9 @@ hepa_status _hepa_ks_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *
             uint64_t s0 = 0, s1 = 0;
             for (size_t j = 0; j < dn; ++j) {
                 const uint64_t v = ext[(j * E + e) * n + x];
-                s0 = hepa_mod_add(s0, hepa_mod_mul(v, key->data[2 * j * W + mi * n + x], m), m->value);
-                s1 = hepa_mod_add(s1, hepa_mod_mul(v, key->data[(2 * j + 1) * W + mi * n + x], m), m->value);
+                s0 = hepa_mod_add(s0, hepa_mod_mul(v, kw[2 * j * W + mi * n + x], m), m->value);
+                s1 = hepa_mod_add(s1, hepa_mod_mul(v, kw[(2 * j + 1) * W + mi * n + x], m),
+                                  m->value);
             }
             t0[e * n + x] = s0, t1[e * n + x] = s1;
         }
@@ -346,7 +383,7 @@ hepa_status _hepa_ks_modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint
         const hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
         if (s != HEPA_OK) return s;
         return _hepa_dev_ks_rows_inner(r, l, ks->K, ks->alpha, dnum_of(ks, l), t0, t1, ext, c,
-                                       key->data);
+                                       key->data, key->comp, key->packed);
     }
     hepa_status s = _hepa_ks_modup(ks, l, ext, c, tmp);
     return s != HEPA_OK ? s : _hepa_ks_inner(ks, l, t0, t1, ext, key);

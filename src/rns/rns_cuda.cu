@@ -9,6 +9,7 @@
 #include "hepa/modarith.h"
 #include "rns/conv_core.h"
 #include "rns/internal.h"
+#include "rns/ksk_layout.h"
 
 namespace {
 
@@ -153,25 +154,34 @@ __global__ void conv_kernel(const Jobs jobs, int logn, int exact) {
         jb.out[hepa_conv_out_limb(tab, t) * n + x] = hepa_conv_target(tab, t, v, kConvThreads, u);
 }
 
+// A key limb's words 2x, 2x + 1 (PACKED KEYS: 8 + 2 bytes when packed, else 16).
+__device__ __forceinline__ ulonglong2 ksk_pair(const unsigned char *limb, bool packed, size_t n,
+                                               size_t x) {
+    if (!packed) return reinterpret_cast<const ulonglong2 *>(limb)[x];
+    const uint2 lo = reinterpret_cast<const uint2 *>(limb)[x];
+    const unsigned hi = reinterpret_cast<const uint16_t *>(limb + 4 * n)[x];
+    return ulonglong2{lo.x | (uint64_t)(hi & 0xFF) << 32, lo.y | (uint64_t)(hi >> 8) << 32};
+}
+
 // t0/t1[e] = Σ_j ext[j][e] ⊙ key_j(b / a)[mod(e)]: 128-bit sums, folded every 16 terms.
-// Bytes: dnum·(1 + 2) words read and 2 written per extended coefficient.
+// Bytes: dnum·(8 + 2·(8 or 5)) read and 16 written per extended coefficient.
 __global__ void ks_inner_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *ext,
-                                const uint64_t *key, const hepa_dev_limb *__restrict__ limbs,
+                                const unsigned char *key, const hepa_dev_limb *__restrict__ limbs,
                                 int logn, unsigned l, unsigned L, unsigned E, unsigned dnum,
-                                size_t keyW) {
+                                size_t comp, uint64_t packed) {
     const size_t n = (size_t)1 << logn;
     const size_t x = (size_t)blockIdx.x * blockDim.x + threadIdx.x; // pair index in the limb
     if (2 * x >= n) return;
     const unsigned e = blockIdx.y;
     const unsigned mi = e < l ? e : L + e - l;
     const hepa_modulus m = limb_mod(limbs, (int)mi);
+    const bool pk = packed >> mi & 1;
+    const unsigned char *klimb = key + hepa_ksk_limb_at(packed, n, mi);
     uint64_t h0[2] = {0, 0}, l0[2] = {0, 0}, h1[2] = {0, 0}, l1[2] = {0, 0};
     for (unsigned j = 0; j < dnum; ++j) {
         const ulonglong2 v = reinterpret_cast<const ulonglong2 *>(ext + ((size_t)j * E + e) * n)[x];
-        const ulonglong2 b =
-            reinterpret_cast<const ulonglong2 *>(key + 2 * j * keyW + (size_t)mi * n)[x];
-        const ulonglong2 a =
-            reinterpret_cast<const ulonglong2 *>(key + (2 * j + 1) * keyW + (size_t)mi * n)[x];
+        const ulonglong2 b = ksk_pair(klimb + 2 * j * comp, pk, n, x);
+        const ulonglong2 a = ksk_pair(klimb + (2 * j + 1) * comp, pk, n, x);
         const uint64_t vv[2] = {v.x, v.y}, bb[2] = {b.x, b.y}, aa[2] = {a.x, a.y};
 #pragma unroll
         for (int s = 0; s < 2; ++s) {
@@ -187,6 +197,22 @@ __global__ void ks_inner_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *ext,
         ulonglong2{hepa_mod_reduce128(h0[0], l0[0], &m), hepa_mod_reduce128(h0[1], l0[1], &m)};
     reinterpret_cast<ulonglong2 *>(t1 + (size_t)e * n)[x] =
         ulonglong2{hepa_mod_reduce128(h1[0], l1[0], &m), hepa_mod_reduce128(h1[1], l1[1], &m)};
+}
+
+// One component of a switching key into the PACKED KEYS layout: limb m = blockIdx.y.
+__global__ void ksk_pack_kernel(unsigned char *dst, const uint64_t *src, size_t n,
+                                uint64_t packed) {
+    const size_t x = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= n) return;
+    const unsigned m = blockIdx.y;
+    const uint64_t w = src[(size_t)m * n + x];
+    unsigned char *limb = dst + hepa_ksk_limb_at(packed, n, m);
+    if (packed >> m & 1) {
+        reinterpret_cast<uint32_t *>(limb)[x] = (uint32_t)w;
+        limb[4 * n + x] = (unsigned char)(w >> 32);
+    } else {
+        reinterpret_cast<uint64_t *>(limb)[x] = w;
+    }
 }
 
 } // namespace
@@ -293,11 +319,20 @@ extern "C" hepa_status _hepa_dev_ks_modup1(const hepa_ring *ring, size_t l, size
 
 extern "C" hepa_status _hepa_dev_ks_inner(const hepa_ring *ring, size_t level, size_t K,
                                           size_t dnum, uint64_t *t0, uint64_t *t1,
-                                          const uint64_t *ext, const uint64_t *key) {
+                                          const uint64_t *ext, const unsigned char *key,
+                                          size_t comp, uint64_t packed) {
     const size_t n = ring->n, E = level + K;
     dim3 grid(blocks_for(n / 2), (unsigned)E);
     ks_inner_kernel<<<grid, kThreads, 0, (cudaStream_t)ring->dev->stream>>>(
         t0, t1, ext, key, ring->dev->limbs, (int)ring->log_n, (unsigned)level,
-        (unsigned)(ring->num_moduli - K), (unsigned)E, (unsigned)dnum, ring->num_moduli * n);
+        (unsigned)(ring->num_moduli - K), (unsigned)E, (unsigned)dnum, comp, packed);
     return _hepa_dev_status(cudaGetLastError(), "key-switch inner product");
+}
+
+extern "C" hepa_status _hepa_dev_ksk_pack(const hepa_ring *ring, unsigned char *dst,
+                                          const uint64_t *src, uint64_t packed) {
+    const size_t n = ring->n;
+    dim3 grid(blocks_for(n), (unsigned)ring->num_moduli);
+    ksk_pack_kernel<<<grid, kThreads, 0, (cudaStream_t)ring->dev->stream>>>(dst, src, n, packed);
+    return _hepa_dev_status(cudaGetLastError(), "switching key packing");
 }

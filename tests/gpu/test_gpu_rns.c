@@ -209,11 +209,22 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
     T_OK(hepa_ksk_create(&keyh, kh, s2.h, s.h, gh));
     T_OK(hepa_ksk_create(&keyd, kd, s2.d, s.d, gd));
     const size_t kw = hepa_ks_num_digits(kh, L) * 2 * M * n;
-    uint64_t *kk = test_alloc(kw);
-    T_OK(hepa_ring_sync(p.gpu)); /* the key is written on the ring's (non-blocking) stream */
-    cr_assert_eq(cudaMemcpy(kk, hepa_ksk_data(keyd), kw * 8, cudaMemcpyDeviceToHost), cudaSuccess);
-    T_ARRAY_EQ(kk, hepa_ksk_data(keyh), kw, "switching key words");
-    free(kk);
+    uint64_t *kk = test_alloc(kw), *kh_w = test_alloc(kw);
+    memset(kk, 0xA5, kw * 8);        /* poisoned: every word must be written */
+    T_OK(hepa_ksk_export(keyd, kk)); /* unpacks the device's 5-byte limbs (PACKED KEYS) */
+    T_OK(hepa_ksk_export(keyh, kh_w));
+    T_ARRAY_EQ(kk, kh_w, kw, "switching key words");
+    /* the device stores the limbs below 2^40 in 5 bytes, the host all in 8 */
+    size_t packed = 0;
+    for (size_t m = 0; m < M; ++m)
+        packed += p.q[m] < ((uint64_t)1 << 40);
+    cr_assert_eq(hepa_ksk_bytes(keyh), kw * 8);
+    cr_assert_eq(hepa_ksk_bytes(keyd), kw * 8 - hepa_ks_num_digits(kh, L) * 2 * packed * 3 * n,
+                 "device key bytes %zu", hepa_ksk_bytes(keyd));
+    T_STATUS(hepa_ksk_export(NULL, kk), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_ksk_export(keyd, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(hepa_ksk_bytes(NULL), 0);
+    free(kk), free(kh_w);
     const size_t levels[] = {L, (L + 1) / 2, 1};
     for (int li = 0; li < 3; ++li) {
         const size_t l = levels[li];

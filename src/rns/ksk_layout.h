@@ -1,0 +1,45 @@
+/* src/rns/ksk_layout.h — where a switching key's words lie in its storage (PACKED KEYS), shared
+ * by key generation and export (keyswitch.c) and the kernels that read keys (the inner product
+ * in rns_cuda.cu, the fused row pass in ntt_cuda.cu).
+ *
+ * PACKED KEYS. The inner product reads the whole key once per key switch, and at issue 6's
+ * shapes the key is most of the bytes moved (2^16, 33 Q primes, P = 1: 1122 MiB of 64-bit words
+ * against 357 MB of ModUp output). Its words are residues in [0, q), so for q < 2^40 the top 24
+ * bits are zero: such a limb is stored in 5 bytes per word, as n low 32-bit halves followed by
+ * n high bytes (both arrays stay coalesced and 16-byte aligned for n >= 2^4). Other limbs keep
+ * 8-byte words. On the CUDA backend every modulus below HEPA_KSK_PACK_BELOW is packed; the host
+ * backend (the reference) packs nothing. The layout seen through hepa_ksk_export is unchanged.
+ *
+ * Storage: 2·dnum components (digit j's b, then its a), each `comp` bytes; inside a component
+ * modulus m's limb at byte hepa_ksk_limb_at(packed, n, m), in the ring's modulus order. */
+#ifndef HEPA_SRC_RNS_KSK_LAYOUT_H
+#define HEPA_SRC_RNS_KSK_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "hepa/modarith.h"
+
+#define HEPA_KSK_PACK_BELOW ((uint64_t)1 << 40)
+
+HEPA_HD unsigned hepa_ksk_popc(uint64_t x) {
+#ifdef __CUDA_ARCH__
+    return (unsigned)__popcll(x);
+#else
+    return (unsigned)__builtin_popcountll(x);
+#endif
+}
+
+/* Byte offset of modulus m's limb (m < 64) in a component: 8 bytes per word before it, 3 fewer
+ * for each packed one. With m = the number of moduli: the component's size. */
+HEPA_HD size_t hepa_ksk_limb_at(uint64_t packed, size_t n, unsigned m) {
+    const uint64_t below = m >= 64 ? packed : packed & (((uint64_t)1 << m) - 1);
+    return n * (8 * (size_t)m - 3 * (size_t)hepa_ksk_popc(below));
+}
+
+/* Word x of a limb stored at `limb` (packed or not). */
+HEPA_HD uint64_t hepa_ksk_word(const unsigned char *limb, int packed, size_t n, size_t x) {
+    if (!packed) return ((const uint64_t *)limb)[x];
+    return ((const uint32_t *)limb)[x] | (uint64_t)limb[4 * n + x] << 32;
+}
+
+#endif /* HEPA_SRC_RNS_KSK_LAYOUT_H */
