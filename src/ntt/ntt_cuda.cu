@@ -920,7 +920,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
 // then _hepa_dev_ks_rows_inner) hands the column pass's output of every target to the row pass
 // through memory: dnum·(E - 1) limbs, 571 MB at N = 2^16 with 33 Q primes and P = 1, written
 // once and read once beside the 1.1 GiB key. Where the column pass is modup1_cols_kernel and the
-// row pass runs FP64 rows (rings with FP64 limbs, n = 2^16 and 2^17: see ks_packed and
+// row pass runs FP64 rows (rings with FP64 limbs, n = 2^15 to 2^17: see ks_packed and
 // _hepa_dev_ks_rows_inner) and the target is an FP64 limb below KS_PACK_BELOW, the column pass
 // stores its words (in [0, q), below 2^40) in 5 bytes instead of 8: the low 32 bits at
 // uint32_t index x of the limb's slice, the high 8 at byte 4n + x of it. Both kernels decide
@@ -946,7 +946,7 @@ bool ks_packed(const hepa_ring *ring) {
 // Launched for rings with FP64 limbs (the F64 build of the stages): the integer-only build
 // spilled 64-108 bytes under the 64-register cap, so 60-bit rings keep ntt_tile_kernel's XF 4.
 // pack: store the FP64 targets below KS_PACK_BELOW in PACKED COLUMNS (the fused ModUp's column
-// pass at n = 2^16 and 2^17). With the groups and the exchanges' XOR addressing (d1e4b47): 417
+// pass at n = 2^15 to 2^17). With the groups and the exchanges' XOR addressing (d1e4b47): 417
 // µs and 209 M warp instructions for the launch above; packing then cut 571 -> 357 MB.
 template <int GB>
 __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
@@ -1113,10 +1113,14 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
 //   128-bit sums and cp.async prefetch: 1483 µs with 4 blocks per SM (128 registers, spills),
 //   1407 µs with 3 (kept).
 // N = 2^17 with 61 primes: 12.7 ms (first row above) -> 9.6 ms; N = 2^15 with 17: 316 -> 229 µs.
-// F64 (rings with a limb below HEPA_DEV_F64_BELOW, n >= 2^16: see _hepa_dev_ks_rows_inner): the
+// F64 (rings with a limb below HEPA_DEV_F64_BELOW, n >= 2^16, or 2^15 with PACKED COLUMNS: see
+// _hepa_dev_ks_rows_inner): the
 // row pass of such limbs on the FP64 pipe (FP64 LIMBS; 8 stages from [0, q), inside its bounds),
-// from and back to words in [0, q), so the sums are the integer path's. 168 registers, no spills
-// (the digit loop is compiled twice, FP64 and integer rows, and one is picked per block).
+// from and back to words in [0, q), so the sums are the integer path's. 168 registers (the digit
+// loop is compiled twice, FP64 and integer rows, and one is picked per block). The key's rows
+// come in either word size (PACKED KEYS, ksk_layout.h), chosen per block at run time: ptxas
+// then spills 44 bytes in <true, false> and 20 in <false, false>, none in <true, true>;
+// compiling the digit loop per key word size as well spilled 100-120 bytes.
 // Keeping ModUp's transforms on chip instead (thread-block clusters, one extended limb per
 // cluster, sums in shared memory) was tried and measured 2x slower (16 warps per SM, latency
 // bound): bench/results/2026-11-22-h100-ks-cluster-experiment.md.
@@ -1599,7 +1603,9 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     // integer rows, 278.4, 277.7 with FP64 rows (a build that launched them from 2^13).
     // PACKED COLUMNS where _hepa_dev_ntt_modup_cols left them (one-limb digits), in a build of
     // its own (the packed reads made ptxas spill about 30 bytes, which cost the
-    // unpacked shapes 4-8 µs when they shared it)
+    // unpacked shapes 4-8 µs when they shared it). At 2^15 the packed columns make the FP64 rows
+    // pay: with PACKED KEYS, 2^15/17/1 multiply + relinearize 263 µs with the integer rows and
+    // unpacked columns, 244-248 with both (eed74fe, H100).
     auto *k = alpha == 1 && ks_packed(ring)         ? ks_rows_inner_kernel<true, true>
               : ring->dev->f64 && ring->log_n >= 16 ? ks_rows_inner_kernel<true, false>
                                                     : ks_rows_inner_kernel<false, false>;
