@@ -901,24 +901,21 @@ static hepa_status ks_run(const ks_ctx *c, ks_op op) {
     switch (op) {
     case KS_TENSOR: return hepa_poly_tensor(c->d0, c->d1, c->d2, c->a0, c->a1, c->b0, c->b1);
     case KS_SWITCH: return hepa_keyswitch(c->ks, c->k0, c->k1, c->d2, c->key);
-    case KS_MULRELIN: /* what a scheme's multiply + relinearize does */
-        if ((s = hepa_poly_tensor(c->d0, c->d1, c->d2, c->a0, c->a1, c->b0, c->b1)) != HEPA_OK ||
-            (s = hepa_keyswitch(c->ks, c->k0, c->k1, c->d2, c->key)) != HEPA_OK ||
-            (s = hepa_poly_add(c->d0, c->d0, c->k0)) != HEPA_OK)
+    case KS_MULRELIN: /* what a scheme's multiply + relinearize does (examples/ckks) */
+        if ((s = hepa_poly_tensor(c->d0, c->d1, c->d2, c->a0, c->a1, c->b0, c->b1)) != HEPA_OK)
             return s;
-        return hepa_poly_add(c->d1, c->d1, c->k1);
+        return hepa_keyswitch_add(c->ks, c->d0, c->d1, c->d2, c->key, c->d0, c->d1);
     case KS_RESCALE: /* both polynomials of a ciphertext, NTT domain */
         if ((s = hepa_poly_rescale(c->r0, c->a0)) != HEPA_OK) return s;
         return hepa_poly_rescale(c->r1, c->a1);
     case KS_RESCALE_COEFF:
         if ((s = hepa_poly_rescale(c->r0, c->c0c)) != HEPA_OK) return s;
         return hepa_poly_rescale(c->r1, c->c0c);
-    case KS_ROTATE: /* σ_g on both, switch the second, add */
+    case KS_ROTATE: /* σ_g on both, switch the second and add the first (examples/ckks) */
         if ((s = hepa_poly_automorphism(c->d0, c->a0, 5)) != HEPA_OK ||
-            (s = hepa_poly_automorphism(c->d2, c->a1, 5)) != HEPA_OK ||
-            (s = hepa_keyswitch(c->ks, c->k0, c->d1, c->d2, c->key)) != HEPA_OK)
+            (s = hepa_poly_automorphism(c->d2, c->a1, 5)) != HEPA_OK)
             return s;
-        return hepa_poly_add(c->d0, c->d0, c->k0);
+        return hepa_keyswitch_add(c->ks, c->d0, c->d1, c->d2, c->key, c->d0, NULL);
     case KS_UPINNER:
         return _hepa_ks_modup_inner(c->ks, c->l, c->t0, c->t1, c->ext, hepa_poly_data(c->d2), c->tmp,
                                     c->key);
@@ -995,18 +992,25 @@ static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {
     HK(hepa_ring_sync(ring));
 
     const double key_b = (double)hepa_ksk_bytes(key), ct_b = 2.0 * L * limb;
-    struct { ks_op op; const char *what; double bytes; } rows[] = {
-        {KS_MULRELIN, "multiply + relinearize (tensor, key switch, 2 adds)", 2 * ct_b + key_b + ct_b},
+    struct { ks_op op; const char *what; double bytes;
+    } rows[] = {
+        {KS_MULRELIN, "multiply + relinearize (tensor, key switch with the 2 adds)",
+         2 * ct_b + key_b + ct_b},
         {KS_TENSOR, "tensor (a0,a1)x(b0,b1) -> (d0,d1,d2)", 2 * ct_b + 1.5 * ct_b},
         {KS_SWITCH, "key switch of d2 (ModUp, inner product, ModDown)", 0.5 * ct_b + key_b + ct_b},
-        {KS_UPINNER, "  ModUp + inner product (as key switching runs them: the last NTT pass and the inner product fused)",
+        {KS_UPINNER,
+         "  ModUp + inner product (as key switching runs them: the last NTT pass and the inner "
+         "product fused)",
          0.5 * ct_b + key_b + 2.0 * E * limb},
-        {KS_MODUP, "  ModUp alone (INTT, conversion of every digit, NTTs)", 0.5 * ct_b + c.dn * E * limb},
+        {KS_MODUP, "  ModUp alone (INTT, conversion of every digit, NTTs)",
+         0.5 * ct_b + c.dn * E * limb},
         {KS_INNER, "  inner product alone, with the key", c.dn * E * limb + key_b + 2.0 * E * limb},
-        {KS_MODDOWN, "  ModDown (INTT of P, conversion, NTT, subtract-scale)", 2.0 * E * limb + ct_b},
+        {KS_MODDOWN, "  ModDown (INTT of P, conversion, NTT, subtract-scale)",
+         2.0 * E * limb + ct_b},
         {KS_RESCALE, "rescale of a ciphertext (NTT domain)", ct_b + 2.0 * (L - 1) * limb},
-        {KS_RESCALE_COEFF, "rescale of a ciphertext (coefficient domain)", ct_b + 2.0 * (L - 1) * limb},
-        {KS_ROTATE, "rotate (2 automorphisms, key switch, add)", ct_b + key_b + ct_b},
+        {KS_RESCALE_COEFF, "rescale of a ciphertext (coefficient domain)",
+         ct_b + 2.0 * (L - 1) * limb},
+        {KS_ROTATE, "rotate (2 automorphisms, key switch with the add)", ct_b + key_b + ct_b},
     };
     printf("\n### N = 2^%zu, Q = %zu primes (60 + 40·%zu bits), P = %zu × 60 bits: dnum = %zu, "
            "key %.0f MiB (generated in %.1f s)\n\n"

@@ -44,6 +44,17 @@ static uint64_t *get_poly(const hepa_poly *p) {
     return h;
 }
 
+/* Same level, domain tag and words (host polynomials). */
+static int polys_equal(const hepa_poly *a, const hepa_poly *b) {
+    const size_t w = hepa_poly_level(a) * hepa_ring_n(hepa_poly_ring(a));
+    if (hepa_poly_level(a) != hepa_poly_level(b) || hepa_poly_domain(a) != hepa_poly_domain(b))
+        return 0;
+    uint64_t *x = get_poly(a), *y = get_poly(b);
+    const int eq = memcmp(x, y, w * sizeof *x) == 0;
+    free(x), free(y);
+    return eq;
+}
+
 /* ---- generator and samplers ----------------------------------------------------------------- */
 
 Test(rng, chacha20_keystream) {
@@ -469,6 +480,20 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
         rand_poly(&t, o0, HEPA_DOMAIN_COEFF), rand_poly(&t, o1, HEPA_DOMAIN_COEFF);
         T_OK(hepa_keyswitch(ks, o0, o1, c, key));
         cr_assert(hepa_poly_domain(o0) == HEPA_DOMAIN_NTT && hepa_poly_domain(o1) == HEPA_DOMAIN_NTT);
+        { /* hepa_keyswitch_add == key switch then hepa_poly_add, in place on the adds too */
+            hepa_poly *a0 = poly_of(r, l), *a1 = poly_of(r, l), *w0 = poly_of(r, l);
+            hepa_poly *w1 = poly_of(r, l), *g0 = poly_of(r, l), *g1 = poly_of(r, l);
+            rand_poly(&t, a0, HEPA_DOMAIN_NTT), rand_poly(&t, a1, HEPA_DOMAIN_NTT);
+            T_OK(hepa_poly_add(w0, o0, a0));
+            T_OK(hepa_poly_add(w1, o1, a1));
+            T_OK(hepa_keyswitch_add(ks, g0, g1, c, key, a0, NULL));
+            cr_assert(polys_equal(g0, w0), "keyswitch_add out0, level %zu", l);
+            cr_assert(polys_equal(g1, o1), "keyswitch_add out1 (nothing added), level %zu", l);
+            T_OK(hepa_keyswitch_add(ks, a0, a1, c, key, a0, a1));
+            cr_assert(polys_equal(a0, w0) && polys_equal(a1, w1), "keyswitch_add in place");
+            hepa_poly_destroy(a0), hepa_poly_destroy(a1), hepa_poly_destroy(w0);
+            hepa_poly_destroy(w1), hepa_poly_destroy(g0), hepa_poly_destroy(g1);
+        }
         T_OK(hepa_poly_drop(sl, s));
         T_OK(hepa_poly_drop(s2l, s2));
         T_OK(hepa_poly_mul(e, o1, sl));
@@ -550,7 +575,18 @@ Test(keyswitch, bad_input) {
     T_STATUS(hepa_keyswitch(ks, o0, o1, top, key), HEPA_ERR_MISMATCH);  /* above L */
     T_STATUS(hepa_keyswitch(NULL, o0, o1, c, key), HEPA_ERR_INVALID_ARGUMENT);
     T_OK(hepa_keyswitch(ks, o0, o1, c, key));
-    hepa_poly *all[] = {s, sl, sx, c, o0, o1, top, o1low};
+    /* hepa_keyswitch_add's adds: an add that is the other output, of another level or ring, or
+     * in the coefficient domain */
+    hepa_poly *ac = poly_of(r, L), *ax = poly_of(r2, L);
+    T_OK(hepa_poly_to_ntt(ax));
+    T_STATUS(hepa_keyswitch_add(ks, o0, o1, c, key, o1, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_keyswitch_add(ks, o0, o1, c, key, NULL, o0), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_keyswitch_add(ks, o0, o1, c, key, o1low, NULL), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_keyswitch_add(ks, o0, o1, c, key, NULL, ax), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_keyswitch_add(ks, o0, o1, c, key, ac, NULL), HEPA_ERR_DOMAIN);
+    T_STATUS(hepa_keyswitch_add(ks, o0, o1, c, key, NULL, ac), HEPA_ERR_DOMAIN);
+    T_OK(hepa_keyswitch_add(ks, o0, o1, c, key, NULL, NULL));
+    hepa_poly *all[] = {s, sl, sx, c, o0, o1, top, o1low, ac, ax};
     for (size_t k = 0; k < sizeof all / sizeof *all; ++k) hepa_poly_destroy(all[k]);
     hepa_ksk_destroy(key), hepa_ksk_destroy(key2), hepa_ksk_destroy(NULL);
     hepa_rng_destroy(g);

@@ -179,20 +179,19 @@ hepa_status ckks_add(ckks_ctx *ctx, ckks_ct *out, const ckks_ct *a, const ckks_c
 }
 
 /* (d0, d1, d2) = (a0, a1) ⊗ (b0, b1) decrypts under (1, s, s^2); key switching d2 from s^2 to s
- * gives (k0, k1) with k0 + k1·s ≈ d2·s^2, so (d0 + k0, d1 + k1) decrypts under (1, s). */
+ * gives (k0, k1) with k0 + k1·s ≈ d2·s^2, so (d0 + k0, d1 + k1) decrypts under (1, s)
+ * (hepa_keyswitch_add does the switch and the two additions in place). */
 hepa_status ckks_mul(ckks_ctx *ctx, ckks_ct *out, const ckks_ct *a, const ckks_ct *b) {
     const size_t l = ckks_ct_level(a);
     if (l != ckks_ct_level(b)) return HEPA_ERR_MISMATCH;
     TRY(ct_alloc(ctx, out, l));
     out->scale = a->scale * b->scale;
     hepa_status s = HEPA_OK;
-    hepa_poly *d2 = new_poly(ctx, l, &s), *k0 = new_poly(ctx, l, &s), *k1 = new_poly(ctx, l, &s);
+    hepa_poly *d2 = new_poly(ctx, l, &s);
     if (s == HEPA_OK &&
-        (s = hepa_poly_tensor(out->c0, out->c1, d2, a->c0, a->c1, b->c0, b->c1)) == HEPA_OK &&
-        (s = hepa_keyswitch(ctx->ks, k0, k1, d2, ctx->relin)) == HEPA_OK &&
-        (s = hepa_poly_add(out->c0, out->c0, k0)) == HEPA_OK)
-        s = hepa_poly_add(out->c1, out->c1, k1);
-    hepa_poly_destroy(d2), hepa_poly_destroy(k0), hepa_poly_destroy(k1);
+        (s = hepa_poly_tensor(out->c0, out->c1, d2, a->c0, a->c1, b->c0, b->c1)) == HEPA_OK)
+        s = hepa_keyswitch_add(ctx->ks, out->c0, out->c1, d2, ctx->relin, out->c0, out->c1);
+    hepa_poly_destroy(d2);
     if (s != HEPA_OK) ckks_ct_free(out);
     return s;
 }
@@ -225,12 +224,11 @@ hepa_status ckks_rotate(ckks_ctx *ctx, ckks_ct *out, const ckks_ct *a, int steps
     TRY(ct_alloc(ctx, out, l));
     out->scale = a->scale;
     hepa_status s = HEPA_OK;
-    hepa_poly *t = new_poly(ctx, l, &s), *k0 = new_poly(ctx, l, &s);
+    hepa_poly *t = new_poly(ctx, l, &s);
     if (s == HEPA_OK && (s = hepa_poly_automorphism(out->c0, a->c0, g)) == HEPA_OK &&
-        (s = hepa_poly_automorphism(t, a->c1, g)) == HEPA_OK &&
-        (s = hepa_keyswitch(ctx->ks, k0, out->c1, t, key)) == HEPA_OK)
-        s = hepa_poly_add(out->c0, out->c0, k0);
-    hepa_poly_destroy(t), hepa_poly_destroy(k0);
+        (s = hepa_poly_automorphism(t, a->c1, g)) == HEPA_OK)
+        s = hepa_keyswitch_add(ctx->ks, out->c0, out->c1, t, key, out->c0, NULL);
+    hepa_poly_destroy(t);
     if (s != HEPA_OK) ckks_ct_free(out);
     return s;
 }

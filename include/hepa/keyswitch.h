@@ -90,6 +90,19 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_ksk_export(const hepa_ksk *key, uint64_
 HEPA_API HEPA_NODISCARD hepa_status hepa_keyswitch(const hepa_ks *ks, hepa_poly *out0,
                                                     hepa_poly *out1, const hepa_poly *c,
                                                     const hepa_ksk *key);
+/* (out0, out1) = (add0, add1) + key switch of c: relinearization ((d0, d1) + switch of d2) and
+ * rotation ((σ(c0), 0) + switch of σ(c1)) in one call. The same words as hepa_keyswitch then
+ * hepa_poly_add, but the additions happen where ModDown writes its outputs (on the CUDA backend
+ * from n = 2^13 in the last pass of its NTT), so the two add passes over the ciphertext are
+ * saved. add_k: NULL (nothing added) or level l, NTT domain; out_k may be add_k (in place) or c,
+ * but add0 must not be out1 nor add1 out0.
+ * Errors: those of hepa_keyswitch; HEPA_ERR_INVALID_ARGUMENT (add0 == out1 or add1 == out0),
+ * HEPA_ERR_MISMATCH (an add of another ring or level), HEPA_ERR_DOMAIN (an add in the
+ * coefficient domain). */
+HEPA_API HEPA_NODISCARD hepa_status hepa_keyswitch_add(const hepa_ks *ks, hepa_poly *out0,
+                                                       hepa_poly *out1, const hepa_poly *c,
+                                                       const hepa_ksk *key, const hepa_poly *add0,
+                                                       const hepa_poly *add1);
 
 /* Raw tier of the three steps, on buffers in the ring backend's memory, compact extended layout
  * (E = l + K limbs of n words), no argument checks, nothing allocated beyond what each states.

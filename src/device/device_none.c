@@ -64,11 +64,12 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
     return HEPA_ERR_NO_DEVICE;
 }
 hepa_status _hepa_dev_ntt_moddown(const struct hepa_ring *ring, size_t level, uint64_t *out0,
-                                  uint64_t *out1, const uint64_t *t0, const uint64_t *t1,
-                                  const uint64_t *y0, const uint64_t *y1, const uint64_t *conv_aux,
-                                  const uint64_t *scale_aux) {
+                                  uint64_t *out1, uint64_t *mid, const uint64_t *t0,
+                                  const uint64_t *t1, const uint64_t *y0, const uint64_t *y1,
+                                  const uint64_t *conv_aux, const uint64_t *scale_aux,
+                                  const uint64_t *add0, const uint64_t *add1) {
     (void)ring, (void)level, (void)out0, (void)out1, (void)t0, (void)t1, (void)y0, (void)y1,
-        (void)conv_aux, (void)scale_aux;
+        (void)conv_aux, (void)scale_aux, (void)mid, (void)add0, (void)add1;
     return HEPA_ERR_NO_DEVICE;
 }
 hepa_status _hepa_dev_elementwise(const struct hepa_ring *ring, size_t level, hepa_ew_op op,

@@ -149,11 +149,15 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
  * layout, s_i and its Shoup companion at [2 + 3i], [3 + 3i]). y_k: level limbs (the conversion,
  * coefficient domain); or, with conv_aux, the one coefficient-domain P limb, converted exactly to
  * each q_i as the first pass loads (conv_aux[3i ..] = 0, P mod q_i, 1/P as double bits, as for
- * _hepa_dev_ntt_modup1). out_k is the scratch between the passes: it must not overlap t_k or y_k. */
+ * _hepa_dev_ntt_modup1). mid (2·level limbs) holds the pair between the passes; y_k may lie in
+ * it at + k·level·n (transformed in place). add0 / add1 (level limbs each, or NULL): added to
+ * out0 / out1 as the last pass stores (hepa_keyswitch_add). The last pass reads t_k and add_k at
+ * each word before it writes out_k there, so out_k may equal either. */
 hepa_status _hepa_dev_ntt_moddown(const struct hepa_ring *ring, size_t level, uint64_t *out0,
-                                  uint64_t *out1, const uint64_t *t0, const uint64_t *t1,
-                                  const uint64_t *y0, const uint64_t *y1, const uint64_t *conv_aux,
-                                  const uint64_t *scale_aux);
+                                  uint64_t *out1, uint64_t *mid, const uint64_t *t0,
+                                  const uint64_t *t1, const uint64_t *y0, const uint64_t *y1,
+                                  const uint64_t *conv_aux, const uint64_t *scale_aux,
+                                  const uint64_t *add0, const uint64_t *add1);
 
 typedef enum { HEPA_EW_ADD, HEPA_EW_SUB, HEPA_EW_NEG, HEPA_EW_MUL, HEPA_EW_MUL_SCALAR } hepa_ew_op;
 /* Element-wise op over level·n words: out = a op b. NEG ignores b. MUL_SCALAR ignores b and

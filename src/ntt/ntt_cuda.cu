@@ -772,8 +772,8 @@ __device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *
 //     with one special prime, _hepa_dev_ntt_moddown, without a map): the first pass loads the
 //     exact conversion of one coefficient-domain limb to this limb's modulus; aux[3·y ..] =
 //     (source limb, q_src mod q, 1/q_src as double bits), y = map entry, or the limb without a
-//     map. (XF 2 also serves ModDown: aux then holds P^(-1) mod q_i, and a pair swaps in2 for
-//     in2_b.)
+//     map. (XF 2 also serves ModDown: aux then holds P^(-1) mod q_i, a pair swaps in2 for
+//     in2_b, and acc / acc_b, where not NULL, are added as it stores: hepa_keyswitch_add.)
 // F64: the kernel runs FP64 butterflies for its limbs with q < 2^47 (FP64 LIMBS), launched for
 // rings that have such a limb.
 // At least 1024 resident threads per SM (a cap of 64 registers per thread): without it the
@@ -781,13 +781,14 @@ __device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *
 // the forward NTT at n = 2^17, L = 64 went from 203 to 225 µs on an H100.
 template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG, int XF,
           bool F64>
-__global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * (1 << (GB + CB - 3))))
+__global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
+                                  1024 / (TILES * (1 << (GB + CB - 3))))
     ntt_tile_kernel(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                     const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
                     unsigned logn, unsigned tile_stride, unsigned seg_bits, unsigned seg_stride,
                     uint64_t *out_b, const uint64_t *in_b, unsigned level,
                     const uint32_t *__restrict__ map, const uint64_t *__restrict__ aux,
-                    const uint64_t *in2_b) {
+                    const uint64_t *in2_b, const uint64_t *acc, const uint64_t *acc_b) {
     extern __shared__ uint64_t smem_dyn[];
     constexpr int TPT = 1 << (GB + CB - 3); // threads per tile
     constexpr int C = 1 << CB;
@@ -815,6 +816,7 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
             out = out_b;
             in = in_b;
             if (in2_b) in2 = in2_b;
+            acc = acc_b;
         }
         dlimb = (size_t)limb;
     }
@@ -909,9 +911,11 @@ __global__ void __launch_bounds__(TILES * (1 << (GB + CB - 3)), 1024 / (TILES * 
         const size_t gx = off + gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S);
         uint64_t x = v[k];
         if (LAST) x = INV ? hepa_reduce_2q(x, c.q) : hepa_reduce_4q(x, c.q);
-        if (XF == 2) // the rescale: (a - correction)·q_last^(-1), a = in2
+        if (XF == 2) { // the rescale: (a - correction)·q_last^(-1), a = in2; then + acc
             x = hepa_mul_shoup(hepa_mod_sub(in2[gx], x, c.q), aux[2 + 3 * limb], aux[3 + 3 * limb],
                                c.q);
+            if (acc) x = hepa_mod_add(x, acc[gx], c.q);
+        }
         out[gx] = x;
     }
 }
@@ -1293,9 +1297,10 @@ template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, boo
           int XF = 0>
 cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                         const hepa_ring *ring, size_t level, unsigned tile_stride, size_t tiles,
-                        cudaStream_t st, uint64_t *out_b, const uint64_t *in_b,
-                        const uint32_t *map, unsigned seg_bits = 31, unsigned seg_stride = 0,
-                        const uint64_t *aux = nullptr, const uint64_t *in2_b = nullptr) {
+                        cudaStream_t st, uint64_t *out_b, const uint64_t *in_b, const uint32_t *map,
+                        unsigned seg_bits = 31, unsigned seg_stride = 0,
+                        const uint64_t *aux = nullptr, const uint64_t *in2_b = nullptr,
+                        const uint64_t *acc = nullptr, const uint64_t *acc_b = nullptr) {
     constexpr int TPT = 1 << (GB + CB - 3);
     // an exchange area for every tile but column tiles without warp bits (they never exchange)
     constexpr bool lane_smem = INV ? HEPA_NTT_LANE_SMEM_INV : HEPA_NTT_LANE_SMEM_FWD;
@@ -1315,7 +1320,7 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     dim3 grid((unsigned)(tiles / TILES), (unsigned)(out_b ? 2 * level : level));
     kern<<<grid, TILES * TPT, smem, st>>>(out, in, in2, ring->dev->tables, ring->dev->limbs,
                                           ring->log_n, tile_stride, seg_bits, seg_stride, out_b,
-                                          in_b, (unsigned)level, map, aux, in2_b);
+                                          in_b, (unsigned)level, map, aux, in2_b, acc, acc_b);
     return cudaGetLastError();
 }
 
@@ -1357,23 +1362,33 @@ cudaError_t launch_modup_cols(const hepa_ring *ring, size_t count, size_t run, u
 //     (int64 or CKKS_BIG) and aux (the doubles where CKKS_BIG);
 //   FX_MODUP1 (n >= 2^10 only, with a map): map entry y's input is the conversion of limb
 //     aux[3y] of `in` (coefficient domain) to its modulus (XF 4 of ntt_tile_kernel);
-//   FX_MODDOWN (n >= 2^13 only): key switching's ModDown for a pair, out = (in2 - NTT(in))·s
-//     and out_b = (in2_b - NTT(in_b))·s, s per limb from aux2 (XF 2, the rescale's layout), in
-//     place in out / out_b between the passes; FX_MODDOWN1: the same where in / in_b are one
-//     coefficient-domain limb each (K = 1), converted to each modulus as the first pass loads
-//     (XF 4 without a map: aux[3i ..] for limb i).
+//   FX_MODDOWN (n >= 2^13 only): key switching's ModDown for a pair, fin = (in2 - NTT(in))·s
+//     (+ acc) and fx.fin_b = (fx.in2_b - NTT(in_b))·s (+ fx.acc_b), s per limb from fx.aux2 (XF
+//     2, the rescale's layout); out / out_b hold the data between the passes (in place of in /
+//     in_b is allowed), the last pass reads in2 and acc at each word before it writes fin there;
+//     FX_MODDOWN1: the same where in / in_b are one coefficient-domain limb each (K = 1),
+//     converted to each modulus as the first pass loads (XF 4 without a map: aux[3i ..] for
+//     limb i).
 enum { FX_NONE, FX_RESCALE, FX_ENCODE, FX_MODUP1, FX_MODDOWN, FX_MODDOWN1 };
+// run_ntt's operands of the fusions that take more than aux (FX_MODUP1, FX_MODDOWN*)
+struct FxArgs {
+    const uint64_t *aux2 = nullptr;                  // FX_MODDOWN*: the last pass's constants
+    const uint64_t *in2_b = nullptr;                 // FX_MODDOWN*: the pair's second in2
+    uint64_t *fin_b = nullptr;                       // FX_MODDOWN*: the pair's second output
+    const uint64_t *acc = nullptr, *acc_b = nullptr; // FX_MODDOWN*: added as stored, or NULL
+    size_t run = 0;                                  // FX_MODUP1: map entries per source limb
+};
 template <bool INV, bool FUSED, int FX = FX_NONE>
-cudaError_t
-run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in, const uint64_t *in2,
-        uint64_t *out_b = nullptr, const uint64_t *in_b = nullptr, const uint32_t *map = nullptr,
-        uint64_t *fin = nullptr, const uint64_t *aux = nullptr, bool cols_only = false,
-        const uint64_t *aux2 = nullptr, const uint64_t *in2_b = nullptr, size_t run = 0) {
+cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
+                    const uint64_t *in2, uint64_t *out_b = nullptr, const uint64_t *in_b = nullptr,
+                    const uint32_t *map = nullptr, uint64_t *fin = nullptr,
+                    const uint64_t *aux = nullptr, bool cols_only = false,
+                    const FxArgs &fx = FxArgs{}) {
     static_assert(FX == FX_NONE || (!INV && !FUSED), "the fusions are forward transforms");
     if (cols_only && (INV || ring->log_n < 13)) return cudaErrorInvalidValue;
     constexpr bool RESC = FX == FX_RESCALE;
     constexpr bool MDOWN = FX == FX_MODDOWN || FX == FX_MODDOWN1;
-    const uint64_t *auxl = MDOWN ? aux2 : aux; // the last pass's constants
+    const uint64_t *auxl = MDOWN ? fx.aux2 : aux; // the last pass's constants
     cudaStream_t st = (cudaStream_t)ring->dev->stream;
     const int logn = (int)ring->log_n;
     const size_t n = ring->n;
@@ -1415,21 +1430,21 @@ run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in, 
 #define COLS(GB1, FUS, IN, IN2, LAST, INB, XF)                                                 \
     launch_tile<GB1, 3, 8, 1, INV, FUS, LAST, false, XF>(out, IN, IN2, ring, level, 8, col_tiles, \
                                                          st, out_b, INB, map, 31, 0, aux)
-#define ROWS(DST, FUS, IN, IN2, LAST, INB, XF)                                                 \
-    (logn >= HEPA_NTT_STAGE_MIN_LOGN                                                           \
+#define ROWS(DST, FUS, IN, IN2, LAST, DSTB, INB, XF)                                               \
+    (logn >= HEPA_NTT_STAGE_MIN_LOGN                                                               \
          ? launch_tile<8, 0, 0, 4, INV, FUS, LAST, true, XF>(DST, IN, IN2, ring, level, 256, rows, \
-                                                             st, out_b, INB, map, 31, 0, auxl, \
-                                                             in2_b)                            \
-         : launch_tile<8, 0, 0, 4, INV, FUS, LAST, false, XF>(DST, IN, IN2, ring, level, 256,     \
-                                                              rows, st, out_b, INB, map, 31, 0, auxl, \
-                                                              in2_b))
+                                                             st, DSTB, INB, map, 31, 0, auxl,      \
+                                                             fx.in2_b, fx.acc, fx.acc_b)           \
+         : launch_tile<8, 0, 0, 4, INV, FUS, LAST, false, XF>(DST, IN, IN2, ring, level, 256,      \
+                                                              rows, st, DSTB, INB, map, 31, 0,     \
+                                                              auxl, fx.in2_b, fx.acc, fx.acc_b))
     // the forward column pass of n = 2^13 .. 2^17; XF 4's runs sharing a source (FX_MODUP1: of
     // `run` map entries; FX_MODDOWN1: all `level` limbs) in modup1_cols_kernel on rings with
     // FP64 limbs
 #define COLS1(GB1)                                                                                 \
     (XF1 == 4 && ring->dev->f64                                                                    \
-         ? launch_modup_cols<GB1>(ring, level, map ? run : level, out, in, out_b, in_b, map, aux,  \
-                                  st, FX == FX_MODUP1 && cols_only && ks_packed(ring))             \
+         ? launch_modup_cols<GB1>(ring, level, map ? fx.run : level, out, in, out_b, in_b, map,    \
+                                  aux, st, FX == FX_MODUP1 && cols_only && ks_packed(ring))        \
          : COLS(GB1, false, in, nullptr, false, in_b, XF1))
     // three passes, n = 2^18 .. 2^20 (T, M) = (5, 5), (6, 5), (6, 6)
 #define TOP(GBT, M, IN, LAST, INB, XF)                                                         \
@@ -1469,9 +1484,10 @@ run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in, 
             break;
         }
         if (e != cudaSuccess || cols_only) return e;
-        return ROWS(RESC ? fin : out, false, out, RESC || MDOWN ? in2 : nullptr, true, out_b, XF2);
+        return ROWS(RESC || MDOWN ? fin : out, false, out, RESC || MDOWN ? in2 : nullptr, true,
+                    MDOWN ? fx.fin_b : out_b, out_b, XF2);
     } else {
-        e = ROWS(out, FUSED, in, in2, false, nullptr, 0); // rows first (low bits), then columns
+        e = ROWS(out, FUSED, in, in2, false, out_b, nullptr, 0); // rows first, then columns
         if (e != cudaSuccess) return e;
         switch (logn) {
         case 13: return COLS(5, false, out, nullptr, true, nullptr, 0);
@@ -1566,9 +1582,11 @@ extern "C" hepa_status _hepa_dev_ntt_modup1(const hepa_ring *ring, size_t count,
                                             const uint32_t *map, const uint64_t *aux) {
     if (ring->log_n < 10) return HEPA_ERR_UNSUPPORTED;
     if (count == 0) return HEPA_OK;
+    FxArgs fx;
+    fx.run = run;
     return _hepa_dev_status(run_ntt<false, false, FX_MODUP1>(ring, count, ext, coef, nullptr,
                                                              nullptr, nullptr, map, nullptr, aux,
-                                                             false, nullptr, nullptr, run),
+                                                             false, fx),
                             "ModUp NTT");
 }
 
@@ -1578,9 +1596,11 @@ extern "C" hepa_status _hepa_dev_ntt_modup_cols(const hepa_ring *ring, size_t co
                                                 const uint32_t *map, const uint64_t *aux) {
     if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
     if (count == 0) return HEPA_OK;
+    FxArgs fx;
+    fx.run = run;
     const cudaError_t e =
         aux ? run_ntt<false, false, FX_MODUP1>(ring, count, ext, coef, nullptr, nullptr, nullptr,
-                                               map, nullptr, aux, true, nullptr, nullptr, run)
+                                               map, nullptr, aux, true, fx)
             : run_ntt<false, false>(ring, count, ext, ext, nullptr, nullptr, nullptr, map, nullptr,
                                     nullptr, true);
     return _hepa_dev_status(e, "ModUp NTT (passes before the last)");
@@ -1622,15 +1642,19 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
 // subtract-and-scale in its last pass and, for K = 1 (conv_aux), the conversion from P in its
 // first.
 extern "C" hepa_status _hepa_dev_ntt_moddown(const hepa_ring *ring, size_t level, uint64_t *out0,
-                                             uint64_t *out1, const uint64_t *t0,
+                                             uint64_t *out1, uint64_t *mid, const uint64_t *t0,
                                              const uint64_t *t1, const uint64_t *y0,
                                              const uint64_t *y1, const uint64_t *conv_aux,
-                                             const uint64_t *scale_aux) {
+                                             const uint64_t *scale_aux, const uint64_t *add0,
+                                             const uint64_t *add1) {
     if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
+    FxArgs fx;
+    fx.aux2 = scale_aux, fx.in2_b = t1, fx.fin_b = out1, fx.acc = add0, fx.acc_b = add1;
+    uint64_t *mid1 = mid + level * ring->n;
     const cudaError_t e =
-        conv_aux ? run_ntt<false, false, FX_MODDOWN1>(ring, level, out0, y0, t0, out1, y1, nullptr,
-                                                      nullptr, conv_aux, false, scale_aux, t1)
-                 : run_ntt<false, false, FX_MODDOWN>(ring, level, out0, y0, t0, out1, y1, nullptr,
-                                                     nullptr, nullptr, false, scale_aux, t1);
+        conv_aux ? run_ntt<false, false, FX_MODDOWN1>(ring, level, mid, y0, t0, mid1, y1, nullptr,
+                                                      out0, conv_aux, false, fx)
+                 : run_ntt<false, false, FX_MODDOWN>(ring, level, mid, y0, t0, mid1, y1, nullptr,
+                                                     out0, nullptr, false, fx);
     return _hepa_dev_status(e, "ModDown NTT");
 }

@@ -125,12 +125,13 @@ hepa_status _hepa_dev_ks_inner(const hepa_ring *ring, size_t level, size_t K, si
  * the PACKED KEYS layout of `packed` (rns/ksk_layout.h). */
 hepa_status _hepa_dev_ksk_pack(const hepa_ring *ring, unsigned char *dst, const uint64_t *src,
                                uint64_t packed);
-/* out_k[i] = (a_k[i] - b_k[i]) · s_i mod q_i for i < level, k < npoly (1 or 2), s with Shoup
- * companions (host arrays, passed by value). */
+/* out_k[i] = (a_k[i] - b_k[i]) · s_i (+ c_k[i]) mod q_i for i < level, k < npoly (1 or 2), s
+ * with Shoup companions (host arrays, passed by value); c_k may be NULL (nothing added) or
+ * equal out_k. */
 hepa_status _hepa_dev_sub_scale(const hepa_ring *ring, size_t level, int npoly, uint64_t *out0,
                                 const uint64_t *a0, const uint64_t *b0, uint64_t *out1,
                                 const uint64_t *a1, const uint64_t *b1, const uint64_t *s,
-                                const uint64_t *s_sh);
+                                const uint64_t *s_sh, const uint64_t *c0, const uint64_t *c1);
 
 /* 1 when every residue of the level·n words is below its limb's modulus. */
 int _hepa_limbs_ok(const hepa_ring *ring, size_t level, const uint64_t *a);

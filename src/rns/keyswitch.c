@@ -389,8 +389,12 @@ hepa_status _hepa_ks_modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint
     return s != HEPA_OK ? s : _hepa_ks_inner(ks, l, t0, t1, ext, key);
 }
 
-hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
-                             uint64_t *t0, uint64_t *t1, uint64_t *tmp) {
+/* ModDown, then out_k += add_k where add_k is not NULL (in the pass that writes out_k: its last
+ * NTT pass, the sub-scale kernel or the host loop, each reading add_k's word before writing
+ * out_k's, so they may alias). */
+static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
+                           uint64_t *t0, uint64_t *t1, uint64_t *tmp, const uint64_t *add0,
+                           const uint64_t *add1) {
     const hepa_ring *r = ks->ring;
     const size_t n = r->n, K = ks->K;
     const uint64_t *tab_h = ks->tabs + ks->down_tab[l];
@@ -407,23 +411,24 @@ hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64
         const uint64_t *tab = ks->dtabs + ks->down_tab[l];
         const hepa_conv_job jobs[2] = {{tab, t0 + l * n, tmp, NULL, 0},
                                        {tab, t1 + l * n, tmp + l * n, NULL, 0}};
-        /* fused: the subtract-and-scale in the NTT's last pass and, for K = 1, the conversion
-         * in its first (the outputs hold the pass in between, so they must not be t0, t1) */
-        if (r->log_n >= 13 && out0 != t0 && out1 != t1) {
+        /* fused: the subtract-and-scale (and the adds) in the NTT's last pass and, for K = 1,
+         * the conversion in its first; tmp holds the pair between the passes */
+        if (r->log_n >= 13) {
             if (K == 1)
-                return _hepa_dev_ntt_moddown(r, l, out0, out1, t0, t1, t0 + l * n, t1 + l * n,
-                                             ks->ddown + 1 + 3 * ks->L, ks->ddown);
+                return _hepa_dev_ntt_moddown(r, l, out0, out1, tmp, t0, t1, t0 + l * n, t1 + l * n,
+                                             ks->ddown + 1 + 3 * ks->L, ks->ddown, add0, add1);
             if ((s = _hepa_dev_conv(r, jobs, 2, K, 1)) != HEPA_OK) return s;
-            return _hepa_dev_ntt_moddown(r, l, out0, out1, t0, t1, tmp, tmp + l * n, NULL,
-                                         ks->ddown);
+            return _hepa_dev_ntt_moddown(r, l, out0, out1, tmp, t0, t1, tmp, tmp + l * n, NULL,
+                                         ks->ddown, add0, add1);
         }
         if ((s = _hepa_dev_conv(r, jobs, 2, K, 1)) != HEPA_OK ||
             (s = _hepa_dev_ntt_forward2(r, l, tmp, tmp, tmp + l * n, tmp + l * n)) != HEPA_OK)
             return s;
         return _hepa_dev_sub_scale(r, l, 2, out0, t0, tmp, out1, t1, tmp + l * n, ks->pinv,
-                                   ks->pinv_sh);
+                                   ks->pinv_sh, add0, add1);
     }
     uint64_t *ts[2] = {t0, t1}, *outs[2] = {out0, out1};
+    const uint64_t *adds[2] = {add0, add1};
     for (int p = 0; p < 2; ++p) {
         uint64_t *t = ts[p], *y = tmp + p * l * n;
         for (size_t k = 0; k < K; ++k) _hepa_ntt_inverse(r->ntt[ks->L + k], t + (l + k) * n);
@@ -431,22 +436,38 @@ hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64
         _hepa_host_ntt_forward(r, l, y);
         for (size_t i = 0; i < l; ++i) {
             const uint64_t q = r->moduli[i];
-            for (size_t x = i * n; x < (i + 1) * n; ++x)
-                outs[p][x] = hepa_mul_shoup(hepa_mod_sub(t[x], y[x], q), ks->pinv[i], ks->pinv_sh[i], q);
+            for (size_t x = i * n; x < (i + 1) * n; ++x) {
+                const uint64_t v =
+                    hepa_mul_shoup(hepa_mod_sub(t[x], y[x], q), ks->pinv[i], ks->pinv_sh[i], q);
+                outs[p][x] = adds[p] ? hepa_mod_add(v, adds[p][x], q) : v;
+            }
         }
     }
     return HEPA_OK;
 }
 
-hepa_status hepa_keyswitch(const hepa_ks *ks, hepa_poly *out0, hepa_poly *out1,
-                           const hepa_poly *c, const hepa_ksk *key) {
+hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
+                             uint64_t *t0, uint64_t *t1, uint64_t *tmp) {
+    return moddown(ks, l, out0, out1, t0, t1, tmp, NULL, NULL);
+}
+
+hepa_status hepa_keyswitch_add(const hepa_ks *ks, hepa_poly *out0, hepa_poly *out1,
+                               const hepa_poly *c, const hepa_ksk *key, const hepa_poly *add0,
+                               const hepa_poly *add1) {
     if (!ks || !out0 || !out1 || !c || !key) return HEPA_ERR_INVALID_ARGUMENT;
     if (out0 == out1) return HEPA_ERR_INVALID_ARGUMENT;
+    /* add_k is read while the other output is written */
+    if ((add0 && add0 == out1) || (add1 && add1 == out0)) return HEPA_ERR_INVALID_ARGUMENT;
     const hepa_ring *r = ks->ring;
     const size_t l = c->level;
     if (c->ring != r || out0->ring != r || out1->ring != r || key->ks != ks) return HEPA_ERR_MISMATCH;
     if (l > ks->L || out0->level != l || out1->level != l) return HEPA_ERR_MISMATCH;
+    const hepa_poly *adds[2] = {add0, add1};
+    for (int k = 0; k < 2; ++k)
+        if (adds[k] && (adds[k]->ring != r || adds[k]->level != l)) return HEPA_ERR_MISMATCH;
     if (c->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
+    for (int k = 0; k < 2; ++k)
+        if (adds[k] && adds[k]->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
     const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l);
     const size_t words = (dn * E + 2 * E + 2 * l) * n;
     uint64_t *buf = NULL;
@@ -460,11 +481,17 @@ hepa_status hepa_keyswitch(const hepa_ks *ks, hepa_poly *out0, hepa_poly *out1,
     if (s != HEPA_OK) return s;
     uint64_t *ext = buf, *t0 = ext + dn * E * n, *t1 = t0 + E * n, *tmp = t1 + E * n;
     if ((s = _hepa_ks_modup_inner(ks, l, t0, t1, ext, c->data, tmp, key)) == HEPA_OK)
-        s = _hepa_ks_moddown(ks, l, out0->data, out1->data, t0, t1, tmp);
+        s = moddown(ks, l, out0->data, out1->data, t0, t1, tmp, add0 ? add0->data : NULL,
+                    add1 ? add1->data : NULL);
     if (on_device(r))
         _hepa_dev_free(r, buf);
     else
         free(buf);
     if (s == HEPA_OK) out0->domain = out1->domain = HEPA_DOMAIN_NTT;
     return s;
+}
+
+hepa_status hepa_keyswitch(const hepa_ks *ks, hepa_poly *out0, hepa_poly *out1, const hepa_poly *c,
+                           const hepa_ksk *key) {
+    return hepa_keyswitch_add(ks, out0, out1, c, key, NULL, NULL);
 }

@@ -83,6 +83,7 @@ __global__ void rescale_kernel(uint64_t *out, const uint64_t *a, const uint64_t 
 // out_k = (a_k - b_k) · s per limb, k = blockIdx.y (one or two polynomials).
 __global__ void sub_scale_kernel(uint64_t *out0, const uint64_t *a0, const uint64_t *b0,
                                  uint64_t *out1, const uint64_t *a1, const uint64_t *b1,
+                                 const uint64_t *c0, const uint64_t *c1,
                                  const hepa_dev_limb *__restrict__ limbs, int logn, size_t pairs,
                                  const PerLimb k) {
     const size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -95,6 +96,11 @@ __global__ void sub_scale_kernel(uint64_t *out0, const uint64_t *a0, const uint6
     ulonglong2 r;
     r.x = hepa_mul_shoup(hepa_mod_sub(x.x, y.x, q), k.a[i], k.b[i], q);
     r.y = hepa_mul_shoup(hepa_mod_sub(x.y, y.y, q), k.a[i], k.b[i], q);
+    if (const uint64_t *c = blockIdx.y ? c1 : c0) { // read before out is written: may alias it
+        const ulonglong2 z = reinterpret_cast<const ulonglong2 *>(c)[p];
+        r.x = hepa_mod_add(r.x, z.x, q);
+        r.y = hepa_mod_add(r.y, z.y, q);
+    }
     reinterpret_cast<ulonglong2 *>(out)[p] = r;
 }
 
@@ -249,8 +255,8 @@ extern "C" hepa_status _hepa_dev_rescale(const hepa_ring *ring, size_t level, ui
             nullptr, nullptr, tmp, tmp + n, ring->dev->limbs, logn, pairs, half, k);
         if ((s = _hepa_dev_status(cudaGetLastError(), "rescale kernel")) != HEPA_OK) return s;
         if ((s = _hepa_dev_ntt_forward(ring, level - 1, tmp + n, tmp + n)) != HEPA_OK) return s;
-        return _hepa_dev_sub_scale(ring, level - 1, 1, out, a, tmp + n, nullptr, nullptr,
-                                   nullptr, k.a, k.b);
+        return _hepa_dev_sub_scale(ring, level - 1, 1, out, a, tmp + n, nullptr, nullptr, nullptr,
+                                   k.a, k.b, nullptr, nullptr);
     }
     rescale_kernel<<<blocks_for(pairs), kThreads, 0, st>>>(out, a, last, nullptr,
                                                            ring->dev->limbs, logn, pairs, half, k);
@@ -260,13 +266,14 @@ extern "C" hepa_status _hepa_dev_rescale(const hepa_ring *ring, size_t level, ui
 extern "C" hepa_status _hepa_dev_sub_scale(const hepa_ring *ring, size_t level, int npoly,
                                            uint64_t *out0, const uint64_t *a0, const uint64_t *b0,
                                            uint64_t *out1, const uint64_t *a1, const uint64_t *b1,
-                                           const uint64_t *s, const uint64_t *s_sh) {
+                                           const uint64_t *s, const uint64_t *s_sh,
+                                           const uint64_t *c0, const uint64_t *c1) {
     PerLimb k;
     for (size_t i = 0; i < level; ++i) k.a[i] = s[i], k.b[i] = s_sh[i];
     const size_t pairs = level * ring->n / 2;
     dim3 grid(blocks_for(pairs), (unsigned)npoly);
     sub_scale_kernel<<<grid, kThreads, 0, (cudaStream_t)ring->dev->stream>>>(
-        out0, a0, b0, out1, a1, b1, ring->dev->limbs, (int)ring->log_n, pairs, k);
+        out0, a0, b0, out1, a1, b1, c0, c1, ring->dev->limbs, (int)ring->log_n, pairs, k);
     return _hepa_dev_status(cudaGetLastError(), "sub-scale kernel");
 }
 

@@ -50,8 +50,8 @@ hepa_status _hepa_dev_ksk_pack(const hepa_ring *ring, unsigned char *dst, const 
 hepa_status _hepa_dev_sub_scale(const hepa_ring *ring, size_t level, int npoly, uint64_t *out0,
                                 const uint64_t *a0, const uint64_t *b0, uint64_t *out1,
                                 const uint64_t *a1, const uint64_t *b1, const uint64_t *s,
-                                const uint64_t *s_sh) {
-    (void)ring, (void)level, (void)npoly, (void)out0, (void)a0, (void)b0, (void)out1, (void)a1,
-        (void)b1, (void)s, (void)s_sh;
+                                const uint64_t *s_sh, const uint64_t *c0, const uint64_t *c1) {
+    (void)c0, (void)c1, (void)ring, (void)level, (void)npoly, (void)out0, (void)a0, (void)b0,
+        (void)out1, (void)a1, (void)b1, (void)s, (void)s_sh;
     return HEPA_ERR_NO_DEVICE;
 }

@@ -239,6 +239,22 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
         T_OK(hepa_keyswitch(kh, c.h, o1.h, o0.h, keyh));
         twin_check(c, "key switch in place", n);
         twin_free(c), twin_free(o0), twin_free(o1);
+        /* the additions fused into ModDown (hepa_keyswitch_add): in place on the adds, as a
+         * relinearization runs it; then into fresh (poisoned) outputs with add1 NULL, as a
+         * rotation runs it. The host's is checked against key switch + hepa_poly_add in
+         * test_rns.c. */
+        twin c2 = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT);
+        twin a0 = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT), a1 = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT);
+        twin k0 = twin_out(&p, l), k1 = twin_out(&p, l);
+        T_OK(hepa_keyswitch_add(kh, k0.h, k1.h, c2.h, keyh, a0.h, NULL));
+        T_OK(hepa_keyswitch_add(kd, k0.d, k1.d, c2.d, keyd, a0.d, NULL));
+        twin_check(k0, "key switch + add, out0", n);
+        twin_check(k1, "key switch + add (none), out1", n);
+        T_OK(hepa_keyswitch_add(kh, a0.h, a1.h, c2.h, keyh, a0.h, a1.h));
+        T_OK(hepa_keyswitch_add(kd, a0.d, a1.d, c2.d, keyd, a0.d, a1.d));
+        twin_check(a0, "key switch + add in place, out0", n);
+        twin_check(a1, "key switch + add in place, out1", n);
+        twin_free(c2), twin_free(a0), twin_free(a1), twin_free(k0), twin_free(k1);
     }
     { /* digits at the edges of their range (ModUp converts each digit's coefficients) */
         twin c = twin_edges(&p, L), o0 = twin_out(&p, L), o1 = twin_out(&p, L);
