@@ -55,6 +55,10 @@ hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count,
     (void)ring, (void)count, (void)run, (void)ext, (void)coef, (void)map, (void)aux;
     return HEPA_ERR_NO_DEVICE;
 }
+int _hepa_dev_ks_packed(const struct hepa_ring *ring) {
+    (void)ring;
+    return 0;
+}
 hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, size_t K,
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
                                     const uint64_t *ext, const uint64_t *c,

@@ -138,6 +138,10 @@ hepa_status _hepa_dev_ntt_modup1(const struct hepa_ring *ring, size_t count, siz
 hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count, size_t run,
                                      uint64_t *ext, const uint64_t *coef, const uint32_t *map,
                                      const uint64_t *aux);
+/* 1 when the fused ModUp keeps FP64 targets below 2^40 in PACKED COLUMNS (rings with FP64 limbs,
+ * n = 2^15 .. 2^17; see src/ntt/ntt_cuda.cu): the conversion jobs of digits of 2 or more limbs
+ * then set hepa_conv_job::pack. */
+int _hepa_dev_ks_packed(const struct hepa_ring *ring);
 hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, size_t K,
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
                                     const uint64_t *ext, const uint64_t *c,

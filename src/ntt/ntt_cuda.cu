@@ -774,6 +774,8 @@ __device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *
 //     (source limb, q_src mod q, 1/q_src as double bits), y = map entry, or the limb without a
 //     map. (XF 2 also serves ModDown: aux then holds P^(-1) mod q_i, a pair swaps in2 for
 //     in2_b, and acc / acc_b, where not NULL, are added as it stores: hepa_keyswitch_add.)
+//   6 (key switching's ModUp with digits of 2 or more limbs, _hepa_dev_ntt_modup_cols, the column
+//     pass): FP64 limbs below KS_PACK_BELOW are loaded and stored in PACKED COLUMNS.
 // F64: the kernel runs FP64 butterflies for its limbs with q < 2^47 (FP64 LIMBS), launched for
 // rings that have such a limb.
 // At least 1024 resident threads per SM (a cap of 64 registers per thread): without it the
@@ -799,6 +801,7 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
     static_assert(XF == 0 || (!INV && !FUSED), "load / store fusions: forward only");
     static_assert(XF != 1 || !LAST, "the rescale's correction is loaded by the first of two passes");
     static_assert(XF != 2 || LAST, "the rescale's scaling is stored by the last pass");
+    static_assert(XF != 6 || !LAST, "packed columns are handed to the fused row pass");
     const size_t n = (size_t)1 << logn;
     // grid.y = level, or 2·level for a pair of polynomials (out_b = NTT(in_b) in the same launch:
     // twice the blocks, so less of the last-wave tail)
@@ -850,6 +853,8 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
     // limb, and a source modulus below 2^52, i.e. 1/q_s > 2^-52)
     const uint64_t *ax = XF == 4 ? aux + 3 * (size_t)(map ? blockIdx.y : (unsigned)limb) : nullptr;
     const bool xf64 = XF == 4 && F64 && c.f64 && dbl(ax[2]) > 0x1p-52;
+    // XF 6: this limb is in PACKED COLUMNS (in place: in == out)
+    const bool xpk = XF == 6 && F64 && c.f64 && lc.q < HEPA_KSK_PACK_BELOW;
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         const size_t gx = off + gx0 + ((b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)) << S);
@@ -876,6 +881,10 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
         } else if (FUSED) {
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_mod_mul(in[gx], in2[gx], &mod); // [0, q)
+        } else if (XF == 6 && xpk) {
+            const uint32_t *lo = reinterpret_cast<const uint32_t *>(in + off);
+            v[k] = lo[gx - off] | (uint64_t) reinterpret_cast<const uint8_t *>(lo)[4 * n + gx - off]
+                                      << 32;
         } else {
             v[k] = in[gx];
         }
@@ -916,20 +925,29 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
                                c.q);
             if (acc) x = hepa_mod_add(x, acc[gx], c.q);
         }
+        if (XF == 6 && xpk) { // PACKED COLUMNS (x in [0, q): the FP64 stages end in f64_out)
+            uint32_t *lo = reinterpret_cast<uint32_t *>(out + off);
+            lo[gx - off] = (uint32_t)x;
+            reinterpret_cast<uint8_t *>(lo)[4 * n + gx - off] = (uint8_t)(x >> 32);
+            continue;
+        }
         out[gx] = x;
     }
 }
 
-// PACKED COLUMNS. Key switching's fused ModUp (_hepa_dev_ntt_modup_cols with one-limb digits,
-// then _hepa_dev_ks_rows_inner) hands the column pass's output of every target to the row pass
-// through memory: dnum·(E - 1) limbs, 571 MB at N = 2^16 with 33 Q primes and P = 1, written
-// once and read once beside the 1.1 GiB key. Where the column pass is modup1_cols_kernel and the
-// row pass runs FP64 rows (rings with FP64 limbs, n = 2^15 to 2^17: see ks_packed and
-// _hepa_dev_ks_rows_inner) and the target is an FP64 limb below KS_PACK_BELOW, the column pass
-// stores its words (in [0, q), below 2^40) in 5 bytes instead of 8: the low 32 bits at
-// uint32_t index x of the limb's slice, the high 8 at byte 4n + x of it. Both kernels decide
-// with ks_packed and the limb's q.
-constexpr uint64_t KS_PACK_BELOW = (uint64_t)1 << 40;
+// PACKED COLUMNS. Key switching's fused ModUp (_hepa_dev_ntt_modup_cols, then
+// _hepa_dev_ks_rows_inner) hands the column pass's output of every target to the row pass
+// through memory: dnum·(E - alpha) limbs, 571 MB at N = 2^16 with 33 Q primes and P = 1, written
+// once and read once beside the key. Where the row pass runs FP64 rows (rings with FP64 limbs,
+// n = 2^15 to 2^17: see ks_packed and _hepa_dev_ks_rows_inner) and the target is an FP64 limb
+// below KS_PACK_BELOW, its words (in [0, q), below 2^40) are kept in 5 bytes instead of 8: the
+// low 32 bits at uint32_t index x of the limb's slice, the high 8 at byte 4n + x of it.
+//  - one-limb digits: modup1_cols_kernel (pack) converts, transforms and stores them so;
+//  - digits of 2 or more limbs: the conversion kernel (hepa_conv_job::pack) stores them so, and
+//    the column pass (ntt_tile_kernel XF 6) loads and stores them so, in place (an element's
+//    bytes are the same in and out, and a tile loads all of its elements before it stores).
+// All decide with ks_packed and the limb's q.
+constexpr uint64_t KS_PACK_BELOW = HEPA_KSK_PACK_BELOW; // 2^40, as the keys (ksk_layout.h)
 bool ks_packed(const hepa_ring *ring) {
     return ring->dev->f64 && ring->log_n >= 15 && ring->log_n <= 17;
 }
@@ -1369,7 +1387,9 @@ cudaError_t launch_modup_cols(const hepa_ring *ring, size_t count, size_t run, u
 //     FX_MODDOWN1: the same where in / in_b are one coefficient-domain limb each (K = 1),
 //     converted to each modulus as the first pass loads (XF 4 without a map: aux[3i ..] for
 //     limb i).
-enum { FX_NONE, FX_RESCALE, FX_ENCODE, FX_MODUP1, FX_MODDOWN, FX_MODDOWN1 };
+//   FX_PACKCOLS (cols_only, n = 2^15 .. 2^17 with FP64 limbs): the column pass in place on
+//     PACKED COLUMNS (XF 6), for key switching's ModUp with digits of 2 or more limbs.
+enum { FX_NONE, FX_RESCALE, FX_ENCODE, FX_MODUP1, FX_MODDOWN, FX_MODDOWN1, FX_PACKCOLS };
 // run_ntt's operands of the fusions that take more than aux (FX_MODUP1, FX_MODDOWN*)
 struct FxArgs {
     const uint64_t *aux2 = nullptr;                  // FX_MODDOWN*: the last pass's constants
@@ -1407,20 +1427,26 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
         return cudaGetLastError();
     }
     // XF1 / XF2: the fusions of the first / last forward pass (none otherwise)
-    constexpr int XF1 = RESC ? 1 : FX == FX_ENCODE ? 3 : FX == FX_MODUP1 || FX == FX_MODDOWN1 ? 4 : 0;
+    constexpr int XF1 = RESC                                   ? 1
+                        : FX == FX_ENCODE                      ? 3
+                        : FX == FX_MODUP1 || FX == FX_MODDOWN1 ? 4
+                        : FX == FX_PACKCOLS                    ? 6
+                                                               : 0;
+    if (FX == FX_PACKCOLS && (!cols_only || logn < 15 || logn > 17)) return cudaErrorInvalidValue;
     constexpr int XF2 = RESC || MDOWN ? 2 : 0;
-    if constexpr (!RESC && !MDOWN) switch (logn) {
-    case 10:
-        return launch_tile<10, 0, 0, 1, INV, FUSED, true, false, XF1>(
-            out, in, in2, ring, level, nn, 1, st, out_b, in_b, map, 31, 0, aux);
-    case 11:
-        return launch_tile<11, 0, 0, 1, INV, FUSED, true, false, XF1>(
-            out, in, in2, ring, level, nn, 1, st, out_b, in_b, map, 31, 0, aux);
-    case 12:
-        return launch_tile<12, 0, 0, 1, INV, FUSED, true, false, XF1>(
-            out, in, in2, ring, level, nn, 1, st, out_b, in_b, map, 31, 0, aux);
-    default: break;
-    }
+    if constexpr (!RESC && !MDOWN && FX != FX_PACKCOLS) switch (logn) {
+        case 10:
+            return launch_tile<10, 0, 0, 1, INV, FUSED, true, false, XF1>(
+                out, in, in2, ring, level, nn, 1, st, out_b, in_b, map, 31, 0, aux);
+        case 11:
+            return launch_tile<11, 0, 0, 1, INV, FUSED, true, false, XF1>(
+                out, in, in2, ring, level, nn, 1, st, out_b, in_b, map, 31, 0, aux);
+        case 12:
+            return launch_tile<12, 0, 0, 1, INV, FUSED, true, false, XF1>(
+                out, in, in2, ring, level, nn, 1, st, out_b, in_b, map, 31, 0, aux);
+        default:
+            break;
+        }
     // Rows: 256 contiguous elements (low 8 bits), 4 rows per block. Columns: the bits above,
     // tiles of 8 adjacent columns. Up to n = 2^17 the columns are one pass (top logn - 8 bits);
     // above, two: TOP = the top T bits (S = 8 + M) and MID = bits 8 .. 8 + M - 1 (S = 8), whose
@@ -1601,9 +1627,16 @@ extern "C" hepa_status _hepa_dev_ntt_modup_cols(const hepa_ring *ring, size_t co
     const cudaError_t e =
         aux ? run_ntt<false, false, FX_MODUP1>(ring, count, ext, coef, nullptr, nullptr, nullptr,
                                                map, nullptr, aux, true, fx)
+        : ks_packed(ring)
+            ? run_ntt<false, false, FX_PACKCOLS>(ring, count, ext, ext, nullptr, nullptr, nullptr,
+                                                 map, nullptr, nullptr, true)
             : run_ntt<false, false>(ring, count, ext, ext, nullptr, nullptr, nullptr, map, nullptr,
                                     nullptr, true);
     return _hepa_dev_status(e, "ModUp NTT (passes before the last)");
+}
+
+extern "C" int _hepa_dev_ks_packed(const hepa_ring *ring) {
+    return ks_packed(ring);
 }
 
 extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t level, size_t K,
@@ -1621,12 +1654,12 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     // 300 -> 315, 315 (not understood; that size keeps the integer rows). Measured again at
     // b3ce19f (FP64 choice once per block, double twiddles): 2^15/17/1 275.0, 275.3 µs with the
     // integer rows, 278.4, 277.7 with FP64 rows (a build that launched them from 2^13).
-    // PACKED COLUMNS where _hepa_dev_ntt_modup_cols left them (one-limb digits), in a build of
+    // PACKED COLUMNS where _hepa_dev_ntt_modup_cols left them (ks_packed), in a build of
     // its own (the packed reads made ptxas spill about 30 bytes, which cost the
     // unpacked shapes 4-8 µs when they shared it). At 2^15 the packed columns make the FP64 rows
     // pay: with PACKED KEYS, 2^15/17/1 multiply + relinearize 263 µs with the integer rows and
     // unpacked columns, 244-248 with both (eed74fe, H100).
-    auto *k = alpha == 1 && ks_packed(ring)         ? ks_rows_inner_kernel<true, true>
+    auto *k = ks_packed(ring)                       ? ks_rows_inner_kernel<true, true>
               : ring->dev->f64 && ring->log_n >= 16 ? ks_rows_inner_kernel<true, false>
                                                     : ks_rows_inner_kernel<false, false>;
     cudaError_t ce = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);

@@ -95,6 +95,8 @@ typedef struct hepa_conv_job {
     uint64_t *out;
     const uint64_t *copy_in;
     size_t copy_at;
+    int pack; /* targets with a modulus below HEPA_KSK_PACK_BELOW written in 5 bytes per word
+               * (PACKED COLUMNS, src/ntt/ntt_cuda.cu): key switching's fused ModUp */
 } hepa_conv_job;
 #define HEPA_CONV_MAX_JOBS 64
 /* Runs njobs (<= HEPA_CONV_MAX_JOBS) conversions of n coefficients in one launch. max_ns: the

@@ -156,8 +156,16 @@ __global__ void conv_kernel(const Jobs jobs, int logn, int exact) {
         if (jb.copy_in) jb.out[(jb.copy_at + k) * n + x] = jb.copy_in[(size_t)k * n + x];
     }
     const uint64_t u = exact ? hepa_conv_round(f) : 0;
-    for (unsigned t = 0; t < nt; ++t)
-        jb.out[hepa_conv_out_limb(tab, t) * n + x] = hepa_conv_target(tab, t, v, kConvThreads, u);
+    for (unsigned t = 0; t < nt; ++t) {
+        const uint64_t y = hepa_conv_target(tab, t, v, kConvThreads, u);
+        uint64_t *limb = jb.out + hepa_conv_out_limb(tab, t) * n;
+        if (jb.pack && tab[4 + 4 * ns + 5 * t] < HEPA_KSK_PACK_BELOW) { // PACKED COLUMNS
+            reinterpret_cast<uint32_t *>(limb)[x] = (uint32_t)y;
+            reinterpret_cast<uint8_t *>(limb)[4 * n + x] = (uint8_t)(y >> 32);
+        } else {
+            limb[x] = y;
+        }
+    }
 }
 
 // A key limb's words 2x, 2x + 1 (PACKED KEYS: 8 + 2 bytes when packed, else 16).

@@ -300,6 +300,11 @@ Test(gpu_rns, keyswitch_small) {
      * fused row pass runs the 40-bit limbs on the FP64 pipe, q_0 and P on the integer path */
     check_keyswitch(32768, 5, 1, 0, 40);
     check_keyswitch(65536, 3, 1, 0, 40);
+    /* digits of 2 and 3 limbs at n = 2^15 and 2^16: the conversion kernel and the column pass
+     * keep the 40-bit targets in PACKED COLUMNS (ntt_cuda.cu), the 60-bit ones (q_0, P) not;
+     * 7 = 3 + 3 + 1 and 5 = 2 + 2 + 1: a one-limb last digit among longer ones */
+    check_keyswitch(32768, 7, 3, 0, 40);
+    check_keyswitch(65536, 5, 2, 0, 40);
 }
 
 Test(gpu_rns, keyswitch_issue_shapes) {
