@@ -688,6 +688,9 @@ __global__ void __launch_bounds__(stc_shape<MODE, LOGN>::THREADS)
 // (j / Ns)·R·Ns + j mod Ns + k·Ns (Ns >= 16 >= B·C) all have owner c, so every later exchange stays
 // in the block's own shared memory. The last stage writes global memory at j + k·n/R: runs of B
 // consecutive elements across the lanes.
+// (clu_shape's B and thread_copy below serve only sm_90 code: 177 "declared but never
+// referenced" is expected in the sm_80 pass.)
+#pragma nv_diag_suppress 177
 template <int LOGN, int LC> struct clu_shape {
     static constexpr unsigned N = 1u << LOGN, C = 1u << LC, NL = N / C; // elements per block
     static constexpr unsigned THREADS = NL / 16;
@@ -697,6 +700,7 @@ template <int LOGN, int LC> struct clu_shape {
     static __device__ __forceinline__ unsigned owner(unsigned p) { return (p / B) % C; }
     static __device__ __forceinline__ unsigned local(unsigned p) { return (p / (B * C)) * B + p % B; }
 };
+#pragma nv_diag_default 177
 
 // (two blocks per SM when a block has 256 threads; left alone ptxas took 152 registers: one)
 template <int LOGN, int LC, bool INV>
@@ -835,6 +839,7 @@ template <int MODE, int LOGN> struct ctc_shape {
 __device__ int g_dft_thread_copy;
 // The exchange's bytes, 16 at a time from the threads: run d of `bytes` at src + d·bytes to block d
 // at dst. Not inlined, so that this path costs the kernel no registers (FP16X2 spilled 4x more).
+#pragma nv_diag_suppress 177 // (see clu_shape)
 __device__ __noinline__ void thread_copy(uint32_t src, uint32_t dst, unsigned bytes, unsigned blocks) {
     const unsigned pieces = bytes / 16;
     for (unsigned e = threadIdx.x; e < blocks * pieces; e += blockDim.x) {
@@ -846,6 +851,7 @@ __device__ __noinline__ void thread_copy(uint32_t src, uint32_t dst, unsigned by
         asm volatile("st.shared::cluster.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(ra), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
     }
 }
+#pragma nv_diag_default 177
 
 template <int MODE, int LOGN, bool INV>
 __global__ void __launch_bounds__(ctc_shape<MODE, LOGN>::THREADS, ctc_shape<MODE, LOGN>::MINB)
