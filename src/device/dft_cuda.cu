@@ -53,6 +53,7 @@
 #include "device/dft_fp64.cuh"
 #include "device/internal.h"
 #include "hepa/dft.h"
+#include "host/roots.h"
 
 namespace {
 
@@ -1580,34 +1581,34 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         free(p);
         return HEPA_ERR_OUT_OF_MEMORY;
     }
-    const long double two_pi = 6.283185307179586476925286766559005768L;
+    long double co, si; // e^(-2πi·num/den) = co - i·si (roots.h)
     size_t at = 0;
     for (size_t i = 0; i < ntab; ++i)
         for (size_t e = 0; e < sizes[i]; ++e, ++at) {
-            const long double a = two_pi * (long double)e / (long double)sizes[i];
+            hepa_root_ld(e, sizes[i], &co, &si);
             if (wsz == sizeof(double2))
-                ((double2 *)h)[at] = make_double2((double)cosl(a), (double)-sinl(a));
+                ((double2 *)h)[at] = make_double2((double)co, (double)-si);
             else
-                ((float2 *)h)[at] = make_float2((float)cosl(a), (float)-sinl(a));
+                ((float2 *)h)[at] = make_float2((float)co, (float)-si);
         }
     for (unsigned s = 1; stage_tw && s < logn / 4; ++s) {
         const size_t ns = (size_t)1 << (4 * s);
         for (size_t j = 0; j < ns; ++j)
             for (size_t r = 0; r < 16; ++r, ++at) {
-                const long double a = two_pi * (long double)(j * r) / (long double)(16 * ns);
-                ((float2 *)h)[at] = make_float2((float)cosl(a), (float)-sinl(a));
+                hepa_root_ld(j * r, 16 * ns, &co, &si);
+                ((float2 *)h)[at] = make_float2((float)co, (float)-si);
             }
     }
     for (size_t e = 0; e < four_tw; ++e, ++at) { // e = k1·256 + i2
-        const long double a = two_pi * (long double)(((e >> 8) * (e & 255)) & (n - 1)) / (long double)n;
-        ((float2 *)h)[at] = make_float2((float)cosl(a), (float)-sinl(a));
+        hepa_root_ld(((e >> 8) * (e & 255)) & (n - 1), n, &co, &si);
+        ((float2 *)h)[at] = make_float2((float)co, (float)-si);
     }
     double2 r16d[16];
     float2 r16f[16];
     for (int m = 0; m < 16; ++m) {
-        const long double a = two_pi * (long double)m / 16.0L;
-        r16d[m] = make_double2((double)cosl(a), (double)-sinl(a));
-        r16f[m] = make_float2((float)cosl(a), (float)-sinl(a));
+        hepa_root_ld((uint64_t)m, 16, &co, &si);
+        r16d[m] = make_double2((double)co, (double)-si);
+        r16f[m] = make_float2((float)co, (float)-si);
     }
     cudaError_t e = cudaMemcpyToSymbol(c_w16d, r16d, sizeof r16d);
     if (e == cudaSuccess) e = cudaMemcpyToSymbol(c_w16f, r16f, sizeof r16f);

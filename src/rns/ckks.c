@@ -8,6 +8,7 @@
 
 #include "hepa/ckks.h"
 #include "hepa/dft.h"
+#include "host/roots.h"
 #include "rns/ckks_internal.h"
 
 /* Garner constants and Q_t, floor(Q_t/2) for the first T moduli; halfq / log2q for every level. */
@@ -62,11 +63,11 @@ hepa_status hepa_ckks_encoder_create(hepa_ckks_encoder **out, const hepa_ring *r
         e->perm[j] = (uint32_t)((g - 1) / 4);
         g = g * 5 % M;
     }
-    const long double two_pi = 6.283185307179586476925286766559005768L;
     for (size_t k = 0; k < h; ++k) {
-        const long double a = two_pi * (long double)k / (long double)M;
-        e->twist[2 * k] = (double)cosl(a);
-        e->twist[2 * k + 1] = (double)sinl(a);
+        long double c, s;
+        hepa_root_ld(k, M, &c, &s);
+        e->twist[2 * k] = (double)c;
+        e->twist[2 * k + 1] = (double)s;
     }
     build_crt(e);
     if (ring->backend == HEPA_BACKEND_CUDA) {

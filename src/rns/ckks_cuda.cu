@@ -16,6 +16,7 @@
 #include "rns/ckks_internal.h"
 #include "device/dft_fp64.cuh"
 #include "hepa/dft.h"
+#include "host/roots.h"
 
 namespace {
 
@@ -192,11 +193,11 @@ extern "C" hepa_status _hepa_dev_ckks_init(hepa_ckks_encoder *e) {
                 free(w);
                 return HEPA_ERR_OUT_OF_MEMORY;
             }
-            const long double two_pi = 6.283185307179586476925286766559005768L;
             for (size_t j = 0; j < h; ++j) {
                 ip[e->perm[j]] = (uint32_t)j;
-                const long double a = two_pi * (long double)j / (long double)h;
-                w[j] = make_double2((double)cosl(a), (double)-sinl(a));
+                long double co, si;
+                hepa_root_ld(j, h, &co, &si);
+                w[j] = make_double2((double)co, (double)-si);
             }
             c = cudaMalloc((void **)&d->iperm, h * sizeof *d->iperm);
             if (c == cudaSuccess) c = cudaMalloc((void **)&d->wh, h * sizeof *d->wh);
