@@ -882,6 +882,8 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_mod_mul(in[gx], in2[gx], &mod); // [0, q)
         } else if (XF == 6 && xpk) {
+            // hepa_pack5_get(in + off, n, gx - off) by hand: the call gives other address
+            // arithmetic (different PTX), not yet measured on a GPU
             const uint32_t *lo = reinterpret_cast<const uint32_t *>(in + off);
             v[k] = lo[gx - off] | (uint64_t) reinterpret_cast<const uint8_t *>(lo)[4 * n + gx - off]
                                       << 32;
@@ -926,6 +928,7 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
             if (acc) x = hepa_mod_add(x, acc[gx], c.q);
         }
         if (XF == 6 && xpk) { // PACKED COLUMNS (x in [0, q): the FP64 stages end in f64_out)
+            // hepa_pack5_put(out + off, n, gx - off, x) by hand (see the load above)
             uint32_t *lo = reinterpret_cast<uint32_t *>(out + off);
             lo[gx - off] = (uint32_t)x;
             reinterpret_cast<uint8_t *>(lo)[4 * n + gx - off] = (uint8_t)(x >> 32);
@@ -1048,14 +1051,10 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
         }
         uint64_t *o = out + dlimb * n;
         if (pack && c.f64 && lc.q < KS_PACK_BELOW) { // PACKED COLUMNS
-            uint32_t *lo = reinterpret_cast<uint32_t *>(o);
-            uint8_t *hi = reinterpret_cast<uint8_t *>(o) + 4 * n;
 #pragma unroll
-            for (int k = 0; k < 8; ++k) {
-                const unsigned x = gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S);
-                lo[x] = (uint32_t)v[k];
-                hi[x] = (uint8_t)(v[k] >> 32);
-            }
+            for (int k = 0; k < 8; ++k)
+                hepa_pack5_put(
+                    o, n, gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S), v[k]);
             continue;
         }
 #pragma unroll

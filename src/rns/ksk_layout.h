@@ -36,10 +36,22 @@ HEPA_HD size_t hepa_ksk_limb_at(uint64_t packed, size_t n, unsigned m) {
     return n * (8 * (size_t)m - 3 * (size_t)hepa_ksk_popc(below));
 }
 
+/* The 5-byte word layout of a limb of n words at `limb` (16-byte aligned): word x's low 32 bits
+ * at uint32_t index x, its high 8 at byte 4n + x. Switching keys (PACKED KEYS) and key
+ * switching's ModUp intermediates (PACKED COLUMNS, src/ntt/ntt_cuda.cu) use it for words below
+ * 2^40; every kernel that reads or writes such a word goes through these two. */
+HEPA_HD uint64_t hepa_pack5_get(const void *limb, size_t n, size_t x) {
+    const unsigned char *b = (const unsigned char *)limb;
+    return ((const uint32_t *)limb)[x] | (uint64_t)b[4 * n + x] << 32;
+}
+HEPA_HD void hepa_pack5_put(void *limb, size_t n, size_t x, uint64_t w) {
+    ((uint32_t *)limb)[x] = (uint32_t)w;
+    ((unsigned char *)limb)[4 * n + x] = (unsigned char)(w >> 32);
+}
+
 /* Word x of a limb stored at `limb` (packed or not). */
 HEPA_HD uint64_t hepa_ksk_word(const unsigned char *limb, int packed, size_t n, size_t x) {
-    if (!packed) return ((const uint64_t *)limb)[x];
-    return ((const uint32_t *)limb)[x] | (uint64_t)limb[4 * n + x] << 32;
+    return packed ? hepa_pack5_get(limb, n, x) : ((const uint64_t *)limb)[x];
 }
 
 #endif /* HEPA_SRC_RNS_KSK_LAYOUT_H */

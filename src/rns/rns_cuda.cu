@@ -159,12 +159,10 @@ __global__ void conv_kernel(const Jobs jobs, int logn, int exact) {
     for (unsigned t = 0; t < nt; ++t) {
         const uint64_t y = hepa_conv_target(tab, t, v, kConvThreads, u);
         uint64_t *limb = jb.out + hepa_conv_out_limb(tab, t) * n;
-        if (jb.pack && tab[4 + 4 * ns + 5 * t] < HEPA_KSK_PACK_BELOW) { // PACKED COLUMNS
-            reinterpret_cast<uint32_t *>(limb)[x] = (uint32_t)y;
-            reinterpret_cast<uint8_t *>(limb)[4 * n + x] = (uint8_t)(y >> 32);
-        } else {
+        if (jb.pack && tab[4 + 4 * ns + 5 * t] < HEPA_KSK_PACK_BELOW) // PACKED COLUMNS
+            hepa_pack5_put(limb, n, x, y);
+        else
             limb[x] = y;
-        }
     }
 }
 
@@ -221,12 +219,10 @@ __global__ void ksk_pack_kernel(unsigned char *dst, const uint64_t *src, size_t 
     const unsigned m = blockIdx.y;
     const uint64_t w = src[(size_t)m * n + x];
     unsigned char *limb = dst + hepa_ksk_limb_at(packed, n, m);
-    if (packed >> m & 1) {
-        reinterpret_cast<uint32_t *>(limb)[x] = (uint32_t)w;
-        limb[4 * n + x] = (unsigned char)(w >> 32);
-    } else {
+    if (packed >> m & 1)
+        hepa_pack5_put(limb, n, x, w);
+    else
         reinterpret_cast<uint64_t *>(limb)[x] = w;
-    }
 }
 
 } // namespace
