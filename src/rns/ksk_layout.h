@@ -39,7 +39,10 @@ HEPA_HD size_t hepa_ksk_limb_at(uint64_t packed, size_t n, unsigned m) {
 /* The 5-byte word layout of a limb of n words at `limb` (16-byte aligned): word x's low 32 bits
  * at uint32_t index x, its high 8 at byte 4n + x. Switching keys (PACKED KEYS) and key
  * switching's ModUp intermediates (PACKED COLUMNS, src/ntt/ntt_cuda.cu) use it for words below
- * 2^40; every kernel that reads or writes such a word goes through these two. */
+ * 2^40. Key export and packing, the conversion kernel and modup1_cols_kernel use these two;
+ * ntt_tile_kernel's XF 6 still writes them out by hand (its PTX changed with the call and was not
+ * measured), and the fused row pass and the inner product read whole rows or pairs from their
+ * own copies (shared memory, 8 + 2 byte loads). */
 HEPA_HD uint64_t hepa_pack5_get(const void *limb, size_t n, size_t x) {
     const unsigned char *b = (const unsigned char *)limb;
     return ((const uint32_t *)limb)[x] | (uint64_t)b[4 * n + x] << 32;
