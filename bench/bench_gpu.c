@@ -884,8 +884,18 @@ int hepa_bench_dft(size_t reps, const char *commit) {
 /* ---- --ks: ciphertext multiply, key switching, rescale, rotation (issue 6) ------------------ */
 
 typedef enum {
-    KS_TENSOR, KS_SWITCH, KS_MULRELIN, KS_RESCALE, KS_RESCALE_COEFF, KS_ROTATE,
-    KS_UPINNER, KS_MODUP, KS_INNER, KS_MODDOWN, KS_NOPS
+    KS_TENSOR,
+    KS_SWITCH,
+    KS_MULRELIN,
+    KS_RESCALE,
+    KS_RESCALE_TWO,
+    KS_RESCALE_COEFF,
+    KS_ROTATE,
+    KS_UPINNER,
+    KS_MODUP,
+    KS_INNER,
+    KS_MODDOWN,
+    KS_NOPS
 } ks_op;
 
 typedef struct ks_ctx {
@@ -906,11 +916,12 @@ static hepa_status ks_run(const ks_ctx *c, ks_op op) {
             return s;
         return hepa_keyswitch_add(c->ks, c->d0, c->d1, c->d2, c->key, c->d0, c->d1);
     case KS_RESCALE: /* both polynomials of a ciphertext, NTT domain */
+        return hepa_poly_rescale_pair(c->r0, c->r1, c->a0, c->a1);
+    case KS_RESCALE_TWO: /* the same as two calls */
         if ((s = hepa_poly_rescale(c->r0, c->a0)) != HEPA_OK) return s;
         return hepa_poly_rescale(c->r1, c->a1);
     case KS_RESCALE_COEFF:
-        if ((s = hepa_poly_rescale(c->r0, c->c0c)) != HEPA_OK) return s;
-        return hepa_poly_rescale(c->r1, c->c0c);
+        return hepa_poly_rescale_pair(c->r0, c->r1, c->c0c, c->c0c);
     case KS_ROTATE: /* σ_g on both, switch the second and add the first (examples/ckks) */
         if ((s = hepa_poly_automorphism(c->d0, c->a0, 5)) != HEPA_OK ||
             (s = hepa_poly_automorphism(c->d2, c->a1, 5)) != HEPA_OK)
@@ -1008,6 +1019,7 @@ static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {
         {KS_MODDOWN, "  ModDown (INTT of P, conversion, NTT, subtract-scale)",
          2.0 * E * limb + ct_b},
         {KS_RESCALE, "rescale of a ciphertext (NTT domain)", ct_b + 2.0 * (L - 1) * limb},
+        {KS_RESCALE_TWO, "  the same as two hepa_poly_rescale calls", ct_b + 2.0 * (L - 1) * limb},
         {KS_RESCALE_COEFF, "rescale of a ciphertext (coefficient domain)",
          ct_b + 2.0 * (L - 1) * limb},
         {KS_ROTATE, "rotate (2 automorphisms, key switch with the add)", ct_b + key_b + ct_b},

@@ -357,6 +357,35 @@ Test(rns, rescale_vs_gmp) {
         T_STATUS(hepa_poly_drop(a, dr), HEPA_ERR_MISMATCH);
         free(gd), free(ga);
         hepa_poly_destroy(dr);
+        /* the pair: the two rescales, bit for bit, in either domain (inputs a, now in the NTT
+         * domain, and u; u twice in the coefficient round) */
+        {
+            hepa_poly *u = poly_of(r, l), *p0 = poly_of(r, l - 1), *p1 = poly_of(r, l - 1);
+            hepa_poly *s0 = poly_of(r, l - 1), *s1 = poly_of(r, l - 1);
+            for (int dom = 0; dom < 2; ++dom) {
+                rand_poly(&t, u, dom ? HEPA_DOMAIN_NTT : HEPA_DOMAIN_COEFF);
+                hepa_poly *x = dom ? a : u;
+                T_OK(hepa_poly_rescale_pair(p0, p1, x, u));
+                T_OK(hepa_poly_rescale(s0, x));
+                T_OK(hepa_poly_rescale(s1, u));
+                uint64_t *g0 = get_poly(p0), *g1 = get_poly(p1), *w0 = get_poly(s0),
+                         *w1 = get_poly(s1);
+                T_ARRAY_EQ(g0, w0, (l - 1) * n, "rescale pair 0, level %zu", l);
+                T_ARRAY_EQ(g1, w1, (l - 1) * n, "rescale pair 1, level %zu", l);
+                cr_assert_eq(hepa_poly_domain(p0), hepa_poly_domain(x));
+                cr_assert_eq(hepa_poly_domain(p1), hepa_poly_domain(u));
+                free(g0), free(g1), free(w0), free(w1);
+            }
+            T_STATUS(hepa_poly_rescale_pair(p0, p0, a, u), HEPA_ERR_INVALID_ARGUMENT);
+            T_STATUS(hepa_poly_rescale_pair(NULL, p1, a, u), HEPA_ERR_INVALID_ARGUMENT);
+            T_STATUS(hepa_poly_rescale_pair(p0, p1, a, NULL), HEPA_ERR_INVALID_ARGUMENT);
+            T_STATUS(hepa_poly_rescale_pair(p0, p1, a, p0), HEPA_ERR_MISMATCH); /* levels */
+            T_STATUS(hepa_poly_rescale_pair(p0, u, a, u), HEPA_ERR_MISMATCH);   /* out level */
+            rand_poly(&t, u, HEPA_DOMAIN_COEFF);
+            T_STATUS(hepa_poly_rescale_pair(p0, p1, a, u), HEPA_ERR_DOMAIN);
+            hepa_poly_destroy(u), hepa_poly_destroy(p0), hepa_poly_destroy(p1);
+            hepa_poly_destroy(s0), hepa_poly_destroy(s1);
+        }
         T_STATUS(hepa_poly_rescale(o, o2), l > 2 ? HEPA_ERR_MISMATCH : HEPA_ERR_RANGE);
         hepa_poly_destroy(a), hepa_poly_destroy(o), hepa_poly_destroy(o2);
         test_crt_clear(&c);
@@ -364,6 +393,11 @@ Test(rns, rescale_vs_gmp) {
     hepa_poly *one = poly_of(r, 1), *one2 = poly_of(r, 1);
     T_STATUS(hepa_poly_rescale(one2, one), HEPA_ERR_RANGE); /* nothing would be left */
     T_STATUS(hepa_poly_rescale(NULL, one), HEPA_ERR_INVALID_ARGUMENT);
+    {
+        hepa_poly *one3 = poly_of(r, 1);
+        T_STATUS(hepa_poly_rescale_pair(one2, one3, one, one), HEPA_ERR_RANGE);
+        hepa_poly_destroy(one3);
+    }
     hepa_poly_destroy(one), hepa_poly_destroy(one2);
     hepa_ring_destroy(r);
 }

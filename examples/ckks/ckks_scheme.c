@@ -201,8 +201,7 @@ hepa_status ckks_rescale(ckks_ctx *ctx, ckks_ct *ct) {
     if (l < 2) return HEPA_ERR_RANGE;
     ckks_ct r;
     TRY(ct_alloc(ctx, &r, l - 1));
-    hepa_status s = hepa_poly_rescale(r.c0, ct->c0);
-    if (s == HEPA_OK) s = hepa_poly_rescale(r.c1, ct->c1);
+    hepa_status s = hepa_poly_rescale_pair(r.c0, r.c1, ct->c0, ct->c1);
     if (s != HEPA_OK) {
         ckks_ct_free(&r);
         return s;

@@ -40,6 +40,19 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_poly_tensor(hepa_poly *d0, hepa_poly *d
  * or out's level not a's level - 1), HEPA_ERR_INVALID_ARGUMENT (NULL), HEPA_ERR_OUT_OF_MEMORY. */
 HEPA_API HEPA_NODISCARD hepa_status hepa_poly_rescale(hepa_poly *out, const hepa_poly *a);
 
+/* Rescale of both polynomials of a ciphertext: out0 = rescale(a0), out1 = rescale(a1), each as
+ * hepa_poly_rescale, bit-identical to two calls of it. a0 and a1 share ring, level and domain.
+ * On the CUDA backend in the NTT domain at n >= 2^13 the two share every launch (the last limbs'
+ * inverse NTT, the forward NTT's two passes): at n = 2^16 with 33 limbs of 40 bits on an H100,
+ * 101-102 µs against 115-117 µs for two calls (122 µs before the pair existed;
+ * bench/results/2026-11-23-h100-rescale-pair.md).
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, out0 == out1), HEPA_ERR_MISMATCH (another ring, a1's
+ * level not a0's, an output's level not a0's level - 1), HEPA_ERR_DOMAIN (a0 and a1 in
+ * different domains), HEPA_ERR_RANGE (level 1), HEPA_ERR_OUT_OF_MEMORY. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_poly_rescale_pair(hepa_poly *out0, hepa_poly *out1,
+                                                           const hepa_poly *a0,
+                                                           const hepa_poly *a1);
+
 /* Drop to a lower level: out = the first level(out) limbs of a (in either domain, which out
  * takes). In CKKS this keeps the message and scale (a modulus switch without division).
  * Errors: HEPA_ERR_MISMATCH (other ring, or level(out) > level(a)), HEPA_ERR_INVALID_ARGUMENT. */

@@ -101,14 +101,16 @@ hepa_status _hepa_dev_ntt_forward2(const struct hepa_ring *ring, size_t level, u
  * product is fused into the first inverse pass. out may equal a or b. */
 hepa_status _hepa_dev_mul_inverse(const struct hepa_ring *ring, size_t level, uint64_t *out,
                                   const uint64_t *a, const uint64_t *b);
-/* The NTT-domain rescale of a (level limbs) for n >= 2^13 in two or three launches:
- * out_i = (a_i - NTT_i(centred(last) mod q_i)) · q_(level-1)^(-1) for i < level - 1, where last
- * is a's last limb in the coefficient domain (one limb). The first NTT pass computes the
- * correction as it loads, the last one subtracts and scales as it stores; scratch (level - 1
- * limbs, not overlapping anything else) holds the pass in between. out may equal a. Returns
- * HEPA_ERR_UNSUPPORTED for n < 2^13 (the caller then takes the unfused path). */
-hepa_status _hepa_dev_ntt_rescale(const struct hepa_ring *ring, size_t level, uint64_t *out,
-                                  const uint64_t *a, const uint64_t *last, uint64_t *scratch);
+/* The NTT-domain rescale of a0 (level limbs, NTT domain) for n >= 2^13, and of a1 with it when
+ * out1 is not NULL (a pair shares every launch): out_i = (a_i - NTT_i(centred(c) mod q_i)) ·
+ * q_(level-1)^(-1) for i < level - 1, where c = INTT(a's last limb). `last` (n words, 2n for a
+ * pair) receives c; the first forward pass computes the correction as it loads, the last one
+ * subtracts and scales as it stores, and out holds the data in between, so out must not
+ * overlap a0, a1 or last. Returns HEPA_ERR_UNSUPPORTED for n < 2^13 (the caller then takes the
+ * unfused path). */
+hepa_status _hepa_dev_ntt_rescale(const struct hepa_ring *ring, size_t level, uint64_t *out0,
+                                  const uint64_t *a0, uint64_t *out1, const uint64_t *a1,
+                                  uint64_t *last);
 /* CKKS encode's forward NTT for n >= 2^10: out_i = NTT_i(m mod q_i) for i < level, where
  * coefficient k of m is m[k] (an int64) or, where m[k] == CKKS_BIG (rns/ckks_core.h), the finite
  * integral double big[k]. The first pass reduces as it loads, so the level·n residues are never

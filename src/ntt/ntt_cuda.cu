@@ -806,10 +806,17 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
     // grid.y = level, or 2·level for a pair of polynomials (out_b = NTT(in_b) in the same launch:
     // twice the blocks, so less of the last-wave tail)
     // With a map (key switching: limbs of several polynomials, each with its own modulus),
-    // entry blockIdx.y gives the data limb (high bits) and the modulus index (low 8 bits).
+    // entry blockIdx.y gives the data limb (high bits) and the modulus index (low 8 bits); an
+    // inverse pair with a map (the pair rescale's last limbs) reads entry blockIdx.y - level for
+    // in_b (forward kernels leave it out: it changed their register allocation).
     int limb = blockIdx.y;
     size_t dlimb;
     if (map) {
+        if (INV && !FUSED && limb >= (int)level) { // only with out_b: else grid.y = level
+            limb -= (int)level;
+            out = out_b;
+            in = in_b;
+        }
         const uint32_t m = map[limb];
         limb = (int)(m & 0xff);
         dlimb = m >> 8;
@@ -1373,8 +1380,8 @@ cudaError_t launch_modup_cols(const hepa_ring *ring, size_t count, size_t run, u
 // out_b), `level` entries of the map name the limbs and their moduli (same data limb in `in`
 // and `out`). FX picks the forward fusions (XF of ntt_tile_kernel):
 //   FX_RESCALE (n >= 2^13 only): the NTT-domain rescale of _hepa_dev_ntt_rescale, in = the one
-//     coefficient-domain limb, in2 = a, out = the scratch between the passes, fin = the result,
-//     aux = the level's rescale constants;
+//     coefficient-domain limb, in2 = a, out = the data between the passes, fin = the result (may
+//     be out), aux = the level's rescale constants; a pair: in_b, fx.in2_b, out_b, fx.fin_b;
 //   FX_ENCODE (n >= 2^10 only): every limb's input is m mod q, m = the n coefficients in `in`
 //     (int64 or CKKS_BIG) and aux (the doubles where CKKS_BIG);
 //   FX_MODUP1 (n >= 2^10 only, with a map): map entry y's input is the conversion of limb
@@ -1392,8 +1399,8 @@ enum { FX_NONE, FX_RESCALE, FX_ENCODE, FX_MODUP1, FX_MODDOWN, FX_MODDOWN1, FX_PA
 // run_ntt's operands of the fusions that take more than aux (FX_MODUP1, FX_MODDOWN*)
 struct FxArgs {
     const uint64_t *aux2 = nullptr;                  // FX_MODDOWN*: the last pass's constants
-    const uint64_t *in2_b = nullptr;                 // FX_MODDOWN*: the pair's second in2
-    uint64_t *fin_b = nullptr;                       // FX_MODDOWN*: the pair's second output
+    const uint64_t *in2_b = nullptr;                 // FX_MODDOWN*, FX_RESCALE: pair's 2nd in2
+    uint64_t *fin_b = nullptr;                       // FX_MODDOWN*, FX_RESCALE: pair's 2nd output
     const uint64_t *acc = nullptr, *acc_b = nullptr; // FX_MODDOWN*: added as stored, or NULL
     size_t run = 0;                                  // FX_MODUP1: map entries per source limb
 };
@@ -1510,25 +1517,31 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
         }
         if (e != cudaSuccess || cols_only) return e;
         return ROWS(RESC || MDOWN ? fin : out, false, out, RESC || MDOWN ? in2 : nullptr, true,
-                    MDOWN ? fx.fin_b : out_b, out_b, XF2);
+                    RESC || MDOWN ? fx.fin_b : out_b, out_b, XF2);
     } else {
-        e = ROWS(out, FUSED, in, in2, false, out_b, nullptr, 0); // rows first, then columns
+        // rows first, then columns; a pair (no FUSED caller has one) reads in_b, then out_b
+        e = ROWS(out, FUSED, in, in2, false, out_b, in_b, 0);
         if (e != cudaSuccess) return e;
         switch (logn) {
-        case 13: return COLS(5, false, out, nullptr, true, nullptr, 0);
-        case 14: return COLS(6, false, out, nullptr, true, nullptr, 0);
-        case 15: return COLS(7, false, out, nullptr, true, nullptr, 0);
-        case 16: return COLS(8, false, out, nullptr, true, nullptr, 0);
-        case 17: return COLS(9, false, out, nullptr, true, nullptr, 0);
+        case 13:
+            return COLS(5, false, out, nullptr, true, out_b, 0);
+        case 14:
+            return COLS(6, false, out, nullptr, true, out_b, 0);
+        case 15:
+            return COLS(7, false, out, nullptr, true, out_b, 0);
+        case 16:
+            return COLS(8, false, out, nullptr, true, out_b, 0);
+        case 17:
+            return COLS(9, false, out, nullptr, true, out_b, 0);
         case 18:
-            e = MID(5, out, nullptr);
-            return e != cudaSuccess ? e : TOP(5, 5, out, true, nullptr, 0);
+            e = MID(5, out, out_b);
+            return e != cudaSuccess ? e : TOP(5, 5, out, true, out_b, 0);
         case 19:
-            e = MID(5, out, nullptr);
-            return e != cudaSuccess ? e : TOP(6, 5, out, true, nullptr, 0);
+            e = MID(5, out, out_b);
+            return e != cudaSuccess ? e : TOP(6, 5, out, true, out_b, 0);
         default:
-            e = MID(6, out, nullptr);
-            return e != cudaSuccess ? e : TOP(6, 6, out, true, nullptr, 0);
+            e = MID(6, out, out_b);
+            return e != cudaSuccess ? e : TOP(6, 6, out, true, out_b, 0);
         }
     }
 #undef COLS
@@ -1572,18 +1585,31 @@ extern "C" hepa_status _hepa_dev_mul_inverse(const hepa_ring *ring, size_t level
     return _hepa_dev_status(run_ntt<true, true>(ring, level, out, a, b), "NTT mul+inverse");
 }
 
-// The NTT-domain rescale (see device/internal.h): the forward NTT of the level - 1 corrections
+// The NTT-domain rescale (see device/internal.h): the inverse NTT of the last limb (of both
+// polynomials of a pair in the same launches), then the forward NTT of the level - 1 corrections
 // with the correction computed in the first pass's loads and the subtract-and-scale in the last
 // pass's stores. Against the unfused path (correction kernel, NTT, subtract-scale kernel) it saves
 // writing the corrections, reading level - 1 limbs in the first pass, and a full read-read-write
-// pass at the end.
-extern "C" hepa_status _hepa_dev_ntt_rescale(const hepa_ring *ring, size_t level, uint64_t *out,
-                                             const uint64_t *a, const uint64_t *last,
-                                             uint64_t *scratch) {
+// pass at the end. A pair shares every launch: the last limbs' inverse NTT (2 limbs) runs in the
+// time of one, its passes being too small to fill the GPU (64 and 32 blocks at 2^16).
+extern "C" hepa_status _hepa_dev_ntt_rescale(const hepa_ring *ring, size_t level, uint64_t *out0,
+                                             const uint64_t *a0, uint64_t *out1, const uint64_t *a1,
+                                             uint64_t *last) {
     if (ring->log_n < 13 || level < 2) return HEPA_ERR_UNSUPPORTED;
+    const size_t n = ring->n;
+    uint64_t *last1 = out1 ? last + n : nullptr;
+    // map entry 0 (data limb 0, modulus level - 1) for both halves of a pair
+    cudaError_t e =
+        run_ntt<true, false>(ring, 1, last, a0 + (level - 1) * n, nullptr, last1,
+                             out1 ? a1 + (level - 1) * n : nullptr, ring->dev->idmap + level - 1);
+    if (e != cudaSuccess) return _hepa_dev_status(e, "NTT-domain rescale (inverse NTT)");
     const uint64_t *aux = ring->dev->rescale + (level - 1) * (1 + 3 * ring->num_moduli);
-    return _hepa_dev_status(run_ntt<false, false, FX_RESCALE>(ring, level - 1, scratch, last, a,
-                                                              nullptr, nullptr, nullptr, out, aux),
+    FxArgs fx;
+    fx.in2_b = a1;
+    fx.fin_b = out1;
+    // out0 / out1 hold the pass in between (the row pass reads each tile before writing it)
+    return _hepa_dev_status(run_ntt<false, false, FX_RESCALE>(ring, level - 1, out0, last, a0, out1,
+                                                              last1, nullptr, out0, aux, false, fx),
                             "NTT-domain rescale");
 }
 

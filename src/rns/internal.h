@@ -81,9 +81,11 @@ void _hepa_rescale_consts(const hepa_ring *ring, size_t level, uint64_t *inv, ui
 hepa_status _hepa_dev_tensor(const hepa_ring *ring, size_t level, uint64_t *d0, uint64_t *d1,
                              uint64_t *d2, const uint64_t *a0, const uint64_t *a1,
                              const uint64_t *b0, const uint64_t *b1);
-/* Rescale; tmp: level limbs of device scratch (NTT domain only). */
-hepa_status _hepa_dev_rescale(const hepa_ring *ring, size_t level, uint64_t *out,
-                              const uint64_t *a, int ntt, uint64_t *tmp);
+/* Rescale of a0 into out0, and of a1 into out1 unless out1 is NULL (a pair: shared launches in
+ * the NTT domain at n >= 2^13); tmp: level limbs of device scratch (NTT domain only). */
+hepa_status _hepa_dev_rescale(const hepa_ring *ring, size_t level, uint64_t *out0,
+                              const uint64_t *a0, uint64_t *out1, const uint64_t *a1, int ntt,
+                              uint64_t *tmp);
 hepa_status _hepa_dev_automorphism(const hepa_ring *ring, size_t level, uint64_t *out,
                                    const uint64_t *a, uint64_t g, int ntt);
 /* One conversion job: tab (device table), in (ns limbs), out (target t at limb out_limb(t)),

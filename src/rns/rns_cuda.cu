@@ -237,34 +237,45 @@ extern "C" hepa_status _hepa_dev_tensor(const hepa_ring *ring, size_t level, uin
     return _hepa_dev_status(cudaGetLastError(), "tensor kernel");
 }
 
-extern "C" hepa_status _hepa_dev_rescale(const hepa_ring *ring, size_t level, uint64_t *out,
-                                         const uint64_t *a, int ntt, uint64_t *tmp) {
+extern "C" hepa_status _hepa_dev_rescale(const hepa_ring *ring, size_t level, uint64_t *out0,
+                                         const uint64_t *a0, uint64_t *out1, const uint64_t *a1,
+                                         int ntt, uint64_t *tmp) {
     cudaStream_t st = (cudaStream_t)ring->dev->stream;
     const size_t n = ring->n, pairs = (level - 1) * n / 2;
+    hepa_status s;
+    // n >= 2^13, NTT domain: inverse NTT, correction and subtract-scale fused into the NTT's
+    // passes, a pair in shared launches
+    if (ntt &&
+        (s = _hepa_dev_ntt_rescale(ring, level, out0, a0, out1, a1, tmp)) != HEPA_ERR_UNSUPPORTED)
+        return s;
     PerLimb k;
     _hepa_rescale_consts(ring, level, k.a, k.b, k.c);
     const uint64_t half = ring->moduli[level - 1] / 2;
     const int logn = (int)ring->log_n;
-    const uint64_t *last = a + (level - 1) * n;
-    hepa_status s;
-    if (ntt) {
-        // tmp limb 0: the last limb in the coefficient domain (map: data limb 0, modulus l-1);
-        // limbs 1 .. l-1: the corrections, forward-transformed, then subtracted and scaled.
-        if ((s = _hepa_dev_ntt_map(ring, 1, tmp, last, ring->dev->idmap + level - 1, 1)) != HEPA_OK)
-            return s;
-        // n >= 2^13: correction and subtract-scale fused into the NTT's passes
-        if ((s = _hepa_dev_ntt_rescale(ring, level, out, a, tmp, tmp + n)) != HEPA_ERR_UNSUPPORTED)
-            return s;
-        rescale_kernel<<<blocks_for(pairs), kThreads, 0, st>>>(
-            nullptr, nullptr, tmp, tmp + n, ring->dev->limbs, logn, pairs, half, k);
-        if ((s = _hepa_dev_status(cudaGetLastError(), "rescale kernel")) != HEPA_OK) return s;
-        if ((s = _hepa_dev_ntt_forward(ring, level - 1, tmp + n, tmp + n)) != HEPA_OK) return s;
-        return _hepa_dev_sub_scale(ring, level - 1, 1, out, a, tmp + n, nullptr, nullptr, nullptr,
-                                   k.a, k.b, nullptr, nullptr);
+    for (int p = 0; p < (out1 ? 2 : 1); ++p) {
+        uint64_t *out = p ? out1 : out0;
+        const uint64_t *a = p ? a1 : a0, *last = a + (level - 1) * n;
+        if (ntt) {
+            // tmp limb 0: the last limb in the coefficient domain (map: data limb 0, modulus
+            // l-1); limbs 1 .. l-1: the corrections, forward-transformed, then subtracted and
+            // scaled
+            if ((s = _hepa_dev_ntt_map(ring, 1, tmp, last, ring->dev->idmap + level - 1, 1)) !=
+                HEPA_OK)
+                return s;
+            rescale_kernel<<<blocks_for(pairs), kThreads, 0, st>>>(
+                nullptr, nullptr, tmp, tmp + n, ring->dev->limbs, logn, pairs, half, k);
+            if ((s = _hepa_dev_status(cudaGetLastError(), "rescale kernel")) != HEPA_OK) return s;
+            if ((s = _hepa_dev_ntt_forward(ring, level - 1, tmp + n, tmp + n)) != HEPA_OK) return s;
+            s = _hepa_dev_sub_scale(ring, level - 1, 1, out, a, tmp + n, nullptr, nullptr, nullptr,
+                                    k.a, k.b, nullptr, nullptr);
+        } else {
+            rescale_kernel<<<blocks_for(pairs), kThreads, 0, st>>>(
+                out, a, last, nullptr, ring->dev->limbs, logn, pairs, half, k);
+            s = _hepa_dev_status(cudaGetLastError(), "rescale kernel");
+        }
+        if (s != HEPA_OK) return s;
     }
-    rescale_kernel<<<blocks_for(pairs), kThreads, 0, st>>>(out, a, last, nullptr,
-                                                           ring->dev->limbs, logn, pairs, half, k);
-    return _hepa_dev_status(cudaGetLastError(), "rescale kernel");
+    return HEPA_OK;
 }
 
 extern "C" hepa_status _hepa_dev_sub_scale(const hepa_ring *ring, size_t level, int npoly,

@@ -8,9 +8,10 @@ hepa_status _hepa_dev_tensor(const hepa_ring *ring, size_t level, uint64_t *d0, 
     (void)ring, (void)level, (void)d0, (void)d1, (void)d2, (void)a0, (void)a1, (void)b0, (void)b1;
     return HEPA_ERR_NO_DEVICE;
 }
-hepa_status _hepa_dev_rescale(const hepa_ring *ring, size_t level, uint64_t *out,
-                              const uint64_t *a, int ntt, uint64_t *tmp) {
-    (void)ring, (void)level, (void)out, (void)a, (void)ntt, (void)tmp;
+hepa_status _hepa_dev_rescale(const hepa_ring *ring, size_t level, uint64_t *out0,
+                              const uint64_t *a0, uint64_t *out1, const uint64_t *a1, int ntt,
+                              uint64_t *tmp) {
+    (void)ring, (void)level, (void)out0, (void)a0, (void)out1, (void)a1, (void)ntt, (void)tmp;
     return HEPA_ERR_NO_DEVICE;
 }
 hepa_status _hepa_dev_automorphism(const hepa_ring *ring, size_t level, uint64_t *out,

@@ -132,23 +132,49 @@ hepa_status hepa_poly_tensor(hepa_poly *d0, hepa_poly *d1, hepa_poly *d2, const 
     return HEPA_OK;
 }
 
+/* The rescale of a0 into out0 and, unless out1 is NULL, of a1 into out1 (checked by the
+ * callers: one ring and level, a0's level >= 2, outs one level lower). */
+static hepa_status rescale_run(hepa_poly *out0, const hepa_poly *a0, hepa_poly *out1,
+                               const hepa_poly *a1) {
+    const hepa_ring *r = a0->ring;
+    const size_t l = a0->level;
+    const int ntt = a0->domain == HEPA_DOMAIN_NTT;
+    uint64_t *tmp = NULL;
+    hepa_status s = HEPA_OK;
+    if (ntt && (s = scratch_alloc(r, &tmp, l * r->n)) != HEPA_OK) return s;
+    if (on_device(r)) {
+        s = _hepa_dev_rescale(r, l, out0->data, a0->data, out1 ? out1->data : NULL,
+                              out1 ? a1->data : NULL, ntt, tmp);
+    } else {
+        _hepa_host_rescale(r, l, out0->data, a0->data, ntt, tmp);
+        if (out1) _hepa_host_rescale(r, l, out1->data, a1->data, ntt, tmp);
+    }
+    if (tmp) scratch_free(r, tmp);
+    if (s == HEPA_OK) {
+        out0->domain = a0->domain;
+        if (out1) out1->domain = a1->domain;
+    }
+    return s;
+}
+
 hepa_status hepa_poly_rescale(hepa_poly *out, const hepa_poly *a) {
     if (!out || !a) return HEPA_ERR_INVALID_ARGUMENT;
     if (out->ring != a->ring) return HEPA_ERR_MISMATCH;
     if (a->level < 2) return HEPA_ERR_RANGE;
     if (out->level != a->level - 1) return HEPA_ERR_MISMATCH;
-    const hepa_ring *r = a->ring;
-    const int ntt = a->domain == HEPA_DOMAIN_NTT;
-    uint64_t *tmp = NULL;
-    hepa_status s = HEPA_OK;
-    if (ntt && (s = scratch_alloc(r, &tmp, a->level * r->n)) != HEPA_OK) return s;
-    if (on_device(r))
-        s = _hepa_dev_rescale(r, a->level, out->data, a->data, ntt, tmp);
-    else
-        _hepa_host_rescale(r, a->level, out->data, a->data, ntt, tmp);
-    if (tmp) scratch_free(r, tmp);
-    if (s == HEPA_OK) out->domain = a->domain;
-    return s;
+    return rescale_run(out, a, NULL, NULL);
+}
+
+hepa_status hepa_poly_rescale_pair(hepa_poly *out0, hepa_poly *out1, const hepa_poly *a0,
+                                   const hepa_poly *a1) {
+    if (!out0 || !out1 || !a0 || !a1 || out0 == out1) return HEPA_ERR_INVALID_ARGUMENT;
+    const hepa_ring *r = a0->ring;
+    if (a1->ring != r || out0->ring != r || out1->ring != r || a1->level != a0->level)
+        return HEPA_ERR_MISMATCH;
+    if (a1->domain != a0->domain) return HEPA_ERR_DOMAIN;
+    if (a0->level < 2) return HEPA_ERR_RANGE;
+    if (out0->level != a0->level - 1 || out1->level != a0->level - 1) return HEPA_ERR_MISMATCH;
+    return rescale_run(out0, a0, out1, a1);
 }
 
 hepa_status hepa_poly_drop(hepa_poly *out, const hepa_poly *a) {

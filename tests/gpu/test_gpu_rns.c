@@ -124,6 +124,16 @@ Test(gpu_rns, tensor_rescale_drop_automorphism) {
                 T_OK(hepa_poly_rescale(o.h, src.h));
                 T_OK(hepa_poly_rescale(o.d, src.d));
                 twin_check(o, dom ? "rescale (NTT)" : "rescale (coefficients)", n);
+                /* the pair (shared launches on the device) against the host's two rescales */
+                twin b = twin_rand(&t, &p, lv, dom ? HEPA_DOMAIN_NTT : HEPA_DOMAIN_COEFF);
+                twin o0 = twin_out(&p, lv - 1), o1 = twin_out(&p, lv - 1);
+                T_OK(hepa_poly_rescale_pair(o0.h, o1.h, src.h, b.h));
+                T_OK(hepa_poly_rescale_pair(o0.d, o1.d, src.d, b.d));
+                twin_check(o0, dom ? "rescale pair 0 (NTT)" : "rescale pair 0 (coefficients)", n);
+                twin_check(o1, dom ? "rescale pair 1 (NTT)" : "rescale pair 1 (coefficients)", n);
+                T_STATUS(hepa_poly_rescale_pair(o0.d, o0.d, src.d, b.d), HEPA_ERR_INVALID_ARGUMENT);
+                T_STATUS(hepa_poly_rescale_pair(o0.d, o1.d, src.d, b.h), HEPA_ERR_MISMATCH);
+                twin_free(b), twin_free(o0), twin_free(o1);
                 twin_free(src), twin_free(o);
                 if (lv == 2) break;
             }
