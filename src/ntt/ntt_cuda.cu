@@ -804,7 +804,10 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
     static_assert(XF != 6 || !LAST, "packed columns are handed to the fused row pass");
     const size_t n = (size_t)1 << logn;
     // grid.y = level, or 2·level for a pair of polynomials (out_b = NTT(in_b) in the same launch:
-    // twice the blocks, so less of the last-wave tail)
+    // twice the blocks, so less of the last-wave tail). A pair's limb i is y = 2i (in, out) and
+    // y = 2i + 1 (in_b, out_b): blocks start in y order, so the second reads limb i's twiddles
+    // from L2 after the first (a row pass reads n - 256 twiddle pairs per limb, as many bytes as
+    // the limb itself; with y = i + level they came from DRAM twice).
     // With a map (key switching: limbs of several polynomials, each with its own modulus),
     // entry blockIdx.y gives the data limb (high bits) and the modulus index (low 8 bits); an
     // inverse pair with a map (the pair rescale's last limbs) reads entry blockIdx.y - level for
@@ -821,12 +824,15 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
         limb = (int)(m & 0xff);
         dlimb = m >> 8;
     } else {
-        if (limb >= (int)level) {
-            limb -= (int)level;
-            out = out_b;
-            in = in_b;
-            if (in2_b) in2 = in2_b;
-            acc = acc_b;
+        if (out_b) {
+            const bool second = limb & 1;
+            limb >>= 1;
+            if (second) {
+                out = out_b;
+                in = in_b;
+                if (in2_b) in2 = in2_b;
+                acc = acc_b;
+            }
         }
         dlimb = (size_t)limb;
     }
