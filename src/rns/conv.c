@@ -37,6 +37,18 @@ void _hepa_conv_build(const hepa_ring *ring, uint64_t *tab, const size_t *src, s
         }
         tg[4] = all;
     }
+    /* the Shoup companions of the hat words and the exact variant's corrections (see
+     * hepa_conv_target) */
+    uint64_t *hatp = tab + 4 + 4 * ns + 5 * nt + ns * nt, *corr = hatp + ns * nt;
+    for (size_t t = 0; t < nt; ++t) {
+        const hepa_modulus *m = &ring->mods[dst[t]];
+        const uint64_t q = m->value,
+                       neg_s = tab[4 + 4 * ns + 5 * t + 4] ? q - tab[4 + 4 * ns + 5 * t + 4] : 0;
+        for (size_t k = 0; k < ns; ++k)
+            hatp[t * ns + k] = hepa_shoup_precompute(tab[4 + 4 * ns + 5 * nt + t * ns + k], q);
+        for (size_t u = 0; u <= ns; ++u)
+            corr[t * (ns + 1) + u] = hepa_mod_mul(u, neg_s, m);
+    }
 }
 
 void _hepa_host_conv(const uint64_t *tab, size_t n, uint64_t *out, const uint64_t *in, int exact) {
