@@ -54,9 +54,9 @@ HEPA_HD double hepa_conv_frac_add(double f, const uint64_t *tab, unsigned k, uin
  * the device that is about a third of the instructions of a 128-bit sum with one Barrett
  * reduction, which the conversion kernel ran before (H100, ModUp at 2^16/33 with digits of two
  * limbs: 430 µs, issue-bound at 66% with 13% of DRAM bandwidth). */
-HEPA_HD uint64_t hepa_conv_target(const uint64_t *tab, unsigned t, const uint64_t *v,
-                                  unsigned vstride, uint64_t u) {
-    const unsigned ns = (unsigned)tab[0], nt = (unsigned)tab[1];
+HEPA_HD uint64_t hepa_conv_target_ns(const uint64_t *tab, unsigned ns, unsigned t,
+                                     const uint64_t *v, unsigned vstride, uint64_t u) {
+    const unsigned nt = (unsigned)tab[1];
     const uint64_t q = tab[4 + 4 * (size_t)ns + 5 * (size_t)t];
     const uint64_t *hat = tab + 4 + 4 * (size_t)ns + 5 * (size_t)nt + (size_t)t * ns;
     const uint64_t *hatp = hat + (size_t)ns * nt;
@@ -68,6 +68,13 @@ HEPA_HD uint64_t hepa_conv_target(const uint64_t *tab, unsigned t, const uint64_
         y = y >= q ? y - q : y;
     }
     return y;
+}
+
+/* The same with ns = tab[0] read from the table; hepa_conv_target_ns takes ns from a caller that
+ * knows it at compile time (the device kernel's unrolled loops keep v in registers). */
+HEPA_HD uint64_t hepa_conv_target(const uint64_t *tab, unsigned t, const uint64_t *v,
+                                  unsigned vstride, uint64_t u) {
+    return hepa_conv_target_ns(tab, (unsigned)tab[0], t, v, vstride, u);
 }
 
 /* Output limb of target t. */

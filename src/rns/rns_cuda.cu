@@ -131,38 +131,107 @@ __global__ void automorphism_kernel(uint64_t *out, const uint64_t *a,
     }
 }
 
-// Base conversion: one thread per coefficient, blockIdx.y = job. v_k kept in shared memory
-// ([k][thread], so the loads in hepa_conv_target are conflict-free); the hat table is read
-// through the read-only cache, the same word by every thread of the warp (a broadcast).
+// Base conversion, blockIdx.y = job, two adjacent coefficients x, x + 1 per thread (16-byte
+// loads and stores; the table words of a target are loaded once for both). Digits of 1 .. 4
+// limbs (every ModUp digit and ModDown of P with up to 4 special primes) take conv_pair<NS>:
+// v_k in registers, loops unrolled; larger ones conv_any: v_k in shared memory ([k][thread], so
+// the loads in hepa_conv_target are conflict-free), one coefficient at a time. The table is
+// read through the read-only cache, the same word by every thread of the warp (a broadcast).
 struct Jobs {
     hepa_conv_job j[HEPA_CONV_MAX_JOBS];
 };
 constexpr unsigned kConvThreads = 128;
 
-__global__ void conv_kernel(const Jobs jobs, int logn, int exact) {
+// Target t's word y into its output limb (PACKED COLUMNS where the job asks for them).
+__device__ __forceinline__ bool conv_packed(const hepa_conv_job &jb, const uint64_t *tab,
+                                            unsigned t) {
+    return jb.pack && tab[4 + 4 * tab[0] + 5 * t] < HEPA_KSK_PACK_BELOW;
+}
+
+template <int NS>
+__device__ __forceinline__ void conv_pair(const hepa_conv_job &jb, const uint64_t *tab, size_t n,
+                                          size_t x, int exact) {
+    const unsigned nt = (unsigned)tab[1];
+    uint64_t v0[NS], v1[NS];
+    double f0 = 0, f1 = 0;
+#pragma unroll
+    for (int k = 0; k < NS; ++k) {
+        const ulonglong2 in = *reinterpret_cast<const ulonglong2 *>(jb.in + (size_t)k * n + x);
+        v0[k] = hepa_conv_v(tab, k, in.x);
+        v1[k] = hepa_conv_v(tab, k, in.y);
+        if (exact) {
+            f0 = hepa_conv_frac_add(f0, tab, k, v0[k]);
+            f1 = hepa_conv_frac_add(f1, tab, k, v1[k]);
+        }
+        if (jb.copy_in)
+            *reinterpret_cast<ulonglong2 *>(jb.out + (jb.copy_at + k) * n + x) =
+                *reinterpret_cast<const ulonglong2 *>(jb.copy_in + (size_t)k * n + x);
+    }
+    const uint64_t u0 = exact ? hepa_conv_round(f0) : 0, u1 = exact ? hepa_conv_round(f1) : 0;
+    for (unsigned t = 0; t < nt; ++t) {
+        const uint64_t y0 = hepa_conv_target_ns(tab, NS, t, v0, 1, u0);
+        const uint64_t y1 = hepa_conv_target_ns(tab, NS, t, v1, 1, u1);
+        uint64_t *limb = jb.out + hepa_conv_out_limb(tab, t) * n;
+        if (conv_packed(jb, tab, t)) { // hepa_pack5_put for x and x + 1 in two stores
+            *reinterpret_cast<uint2 *>(reinterpret_cast<uint32_t *>(limb) + x) =
+                uint2{(uint32_t)y0, (uint32_t)y1};
+            *reinterpret_cast<uint16_t *>(reinterpret_cast<unsigned char *>(limb) + 4 * n + x) =
+                (uint16_t)((y0 >> 32) | (y1 >> 32) << 8);
+        } else {
+            *reinterpret_cast<ulonglong2 *>(limb + x) = ulonglong2{y0, y1};
+        }
+    }
+}
+
+__device__ void conv_any(const hepa_conv_job &jb, const uint64_t *tab, size_t n, size_t x,
+                         int exact, uint64_t *vs) {
+    const unsigned ns = (unsigned)tab[0], nt = (unsigned)tab[1];
+    uint64_t *v = vs + threadIdx.x;
+    for (size_t xx = x; xx < x + 2; ++xx) {
+        double f = 0;
+        for (unsigned k = 0; k < ns; ++k) {
+            const uint64_t in = jb.in[(size_t)k * n + xx];
+            v[k * kConvThreads] = hepa_conv_v(tab, k, in);
+            if (exact) f = hepa_conv_frac_add(f, tab, k, v[k * kConvThreads]);
+            if (jb.copy_in) jb.out[(jb.copy_at + k) * n + xx] = jb.copy_in[(size_t)k * n + xx];
+        }
+        const uint64_t u = exact ? hepa_conv_round(f) : 0;
+        for (unsigned t = 0; t < nt; ++t) {
+            const uint64_t y = hepa_conv_target(tab, t, v, kConvThreads, u);
+            uint64_t *limb = jb.out + hepa_conv_out_limb(tab, t) * n;
+            if (conv_packed(jb, tab, t))
+                hepa_pack5_put(limb, n, xx, y);
+            else
+                limb[xx] = y;
+        }
+    }
+}
+
+// any: every job through conv_any (a pointer that is not 16-byte aligned, possible only from the
+// raw tier hepa_rns_convert)
+__global__ void conv_kernel(const Jobs jobs, int logn, int exact, int any) {
     extern __shared__ uint64_t vs[];
     const hepa_conv_job jb = jobs.j[blockIdx.y];
     const size_t n = (size_t)1 << logn;
-    const size_t x = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t x = 2 * ((size_t)blockIdx.x * blockDim.x + threadIdx.x);
     if (x >= n) return;
     const uint64_t *tab = jb.tab;
-    const unsigned ns = (unsigned)tab[0], nt = (unsigned)tab[1];
-    uint64_t *v = vs + threadIdx.x;
-    double f = 0;
-    for (unsigned k = 0; k < ns; ++k) {
-        const uint64_t in = jb.in[(size_t)k * n + x];
-        v[k * kConvThreads] = hepa_conv_v(tab, k, in);
-        if (exact) f = hepa_conv_frac_add(f, tab, k, v[k * kConvThreads]);
-        if (jb.copy_in) jb.out[(jb.copy_at + k) * n + x] = jb.copy_in[(size_t)k * n + x];
-    }
-    const uint64_t u = exact ? hepa_conv_round(f) : 0;
-    for (unsigned t = 0; t < nt; ++t) {
-        const uint64_t y = hepa_conv_target(tab, t, v, kConvThreads, u);
-        uint64_t *limb = jb.out + hepa_conv_out_limb(tab, t) * n;
-        if (jb.pack && tab[4 + 4 * ns + 5 * t] < HEPA_KSK_PACK_BELOW) // PACKED COLUMNS
-            hepa_pack5_put(limb, n, x, y);
-        else
-            limb[x] = y;
+    switch (any ? 0 : tab[0]) { // the same for the whole block
+    case 1:
+        conv_pair<1>(jb, tab, n, x, exact);
+        break;
+    case 2:
+        conv_pair<2>(jb, tab, n, x, exact);
+        break;
+    case 3:
+        conv_pair<3>(jb, tab, n, x, exact);
+        break;
+    case 4:
+        conv_pair<4>(jb, tab, n, x, exact);
+        break;
+    default:
+        conv_any(jb, tab, n, x, exact, vs);
+        break;
     }
 }
 
@@ -313,16 +382,22 @@ extern "C" hepa_status _hepa_dev_automorphism(const hepa_ring *ring, size_t leve
 extern "C" hepa_status _hepa_dev_conv(const hepa_ring *ring, const hepa_conv_job *jobs,
                                       size_t njobs, size_t max_ns, int exact) {
     Jobs J;
-    for (size_t i = 0; i < njobs; ++i) J.j[i] = jobs[i];
-    const size_t smem = max_ns * kConvThreads * sizeof(uint64_t);
+    int any = 0;
+    for (size_t i = 0; i < njobs; ++i) {
+        J.j[i] = jobs[i];
+        any |= (int)(((uintptr_t)jobs[i].in | (uintptr_t)jobs[i].out | (uintptr_t)jobs[i].copy_in) &
+                     15);
+    }
+    const size_t smem = max_ns > 4 || any ? max_ns * kConvThreads * sizeof(uint64_t) : 0;
     if (smem > 48 * 1024) {
         const cudaError_t e = cudaFuncSetAttribute(
             conv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess) return _hepa_dev_status(e, "conversion kernel attribute");
     }
-    dim3 grid((unsigned)((ring->n + kConvThreads - 1) / kConvThreads), (unsigned)njobs);
-    conv_kernel<<<grid, kConvThreads, smem, (cudaStream_t)ring->dev->stream>>>(
-        J, (int)ring->log_n, exact);
+    // two coefficients per thread (n >= 16 is even)
+    dim3 grid((unsigned)((ring->n / 2 + kConvThreads - 1) / kConvThreads), (unsigned)njobs);
+    conv_kernel<<<grid, kConvThreads, smem, (cudaStream_t)ring->dev->stream>>>(J, (int)ring->log_n,
+                                                                               exact, any != 0);
     return _hepa_dev_status(cudaGetLastError(), "conversion kernel");
 }
 

@@ -167,12 +167,15 @@ Test(gpu_rns, convert) {
     pair_init(&p, n, 40, 4, 45);
     const size_t M = p.M;
     size_t src[64], dst[64];
-    const size_t sizes[] = {1, 2, 17, 30};
+    /* 1 .. 4 sources: the unrolled kernel path (conv_pair), 17 and 30 the generic one; the last
+     * round repeats 3 sources with both buffers one word off 16-byte alignment (generic path) */
+    const size_t sizes[] = {1, 2, 3, 4, 17, 30, 3};
     uint64_t *in = test_alloc(M * n), *want = test_alloc(M * n), *got = test_alloc(M * n);
-    uint64_t *din, *dout;
-    cr_assert_eq(cudaMalloc((void **)&din, M * n * 8), cudaSuccess);
-    cr_assert_eq(cudaMalloc((void **)&dout, M * n * 8), cudaSuccess);
-    for (int si = 0; si < 4; ++si) {
+    uint64_t *din0, *dout0;
+    cr_assert_eq(cudaMalloc((void **)&din0, (M * n + 1) * 8), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&dout0, (M * n + 1) * 8), cudaSuccess);
+    for (int si = 0; si < 7; ++si) {
+        uint64_t *din = din0 + (si == 6), *dout = dout0 + (si == 6);
         const size_t s = sizes[si];
         for (size_t k = 0; k < s; ++k) src[k] = (5 * k + si) % M;
         size_t nt = 0;
@@ -186,10 +189,10 @@ Test(gpu_rns, convert) {
             T_OK(hepa_rns_convert(p.gpu, dout, dst, nt, din, src, s, exact));
             T_OK(hepa_ring_sync(p.gpu));
             cr_assert_eq(cudaMemcpy(got, dout, nt * n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
-            T_ARRAY_EQ(got, want, nt * n, "conversion ns %zu exact %d", s, exact);
+            T_ARRAY_EQ(got, want, nt * n, "conversion ns %zu exact %d round %d", s, exact, si);
         }
     }
-    cudaFree(din), cudaFree(dout);
+    cudaFree(din0), cudaFree(dout0);
     free(in), free(want), free(got);
     pair_clear(&p);
 }
