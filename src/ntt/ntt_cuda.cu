@@ -37,6 +37,7 @@
 
 #include "device/internal.h"
 #include "hepa/modarith.h"
+#include "ntt/f64_arith.cuh"
 #include "rns/ckks_core.h"
 #include "rns/ksk_layout.h"
 #include "rns/conv_core.h"
@@ -369,10 +370,6 @@ __device__ __forceinline__ unsigned load_base(unsigned lane, unsigned warp) {
     return b;
 }
 
-// a word's bits as a double and back (the FP64 path keeps doubles in the uint64_t registers)
-__device__ __forceinline__ double dbl(uint64_t v) { return __longlong_as_double((long long)v); }
-__device__ __forceinline__ uint64_t bits(double d) { return (uint64_t)__double_as_longlong(d); }
-
 struct Ctx {
     const ulonglong2 *tw;  // this limb's (w, w') pairs for the direction
     const ulonglong2 *tws; // row tiles: the row's twiddles staged in shared memory (see Staged)
@@ -554,29 +551,17 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
 // FP64 / integer choice is made once per pass (see stage), and since b3ce19f the twiddles are
 // doubles; H100, same-call A/Bs, n = 2^16, L = 34, 40-bit, cold: forward 46.0 -> 43.5 -> 36.7
 // µs, inverse 54.4 -> 50.5 -> 43.7 (bench/results/2026-11-23-h100-fp64-ntt-b3ce19f.md).
-// Exact for 0 <= v < 2^52: the double 2^52 + v has v as its mantissa.
-__device__ __forceinline__ double u2d(uint64_t v) {
-    return __dsub_rn(dbl(v | 0x4330000000000000ull), 0x1p52);
-}
-// Exact for an integer-valued x in [0, 2^52): x + 2^52 is exact and its mantissa is x.
-__device__ __forceinline__ uint64_t d2u(double x) {
-    return bits(__dadd_rn(x, 0x1p52)) & 0x000fffffffffffffull;
-}
-__device__ __forceinline__ double f64_round(double x) { // nearest integer, |x| < 2^51
-    return __dsub_rn(__dadd_rn(x, 0x1.8p52), 0x1.8p52);
-}
+// (u2d, d2u, f64_round and the _q forms used here: src/ntt/f64_arith.cuh, shared with the base
+// conversion kernel)
 __device__ __forceinline__ double f64_mulmod(double y, double w, const Ctx &c) {
-    const double h = __dmul_rn(y, w), l = __fma_rn(y, w, -h);
-    const double qt = __dsub_rn(__fma_rn(h, c.qi, 0x1.8p52), 0x1.8p52);
-    return __dadd_rn(__fma_rn(-qt, c.qd, h), l);
+    return f64_mulmod_q(y, w, c.qd, c.qi);
 }
 __device__ __forceinline__ double f64_reduce(double x, const Ctx &c) {
-    return __fma_rn(-f64_round(__dmul_rn(x, c.qi)), c.qd, x);
+    return f64_reduce_q(x, c.qd, c.qi);
 }
 // [0, q) from a value of the FP64 path
 __device__ __forceinline__ uint64_t f64_canonical(double x, const Ctx &c) {
-    const double r = f64_reduce(x, c);
-    return d2u(r < 0 ? __dadd_rn(r, c.qd) : r);
+    return f64_canonical_q(x, c.qd, c.qi);
 }
 // A kernel built with F64 switches its context to the FP64 path for a limb below the bound.
 template <bool F64>

@@ -23,7 +23,9 @@ void _hepa_conv_build(const hepa_ring *ring, uint64_t *tab, const size_t *src, s
     for (size_t t = 0; t < nt; ++t) {
         const hepa_modulus *m = &ring->mods[dst[t]];
         uint64_t *tg = tab + 4 + 4 * ns + 5 * t;
-        tg[0] = m->value, tg[1] = m->ratio_hi, tg[2] = m->ratio_lo;
+        const double inv_t = 1.0 / (double)m->value; /* the device's 1.0 / qd, bit for bit */
+        tg[0] = m->value, tg[2] = 0;
+        memcpy(&tg[1], &inv_t, sizeof inv_t);
         tg[3] = out_limb ? out_limb[t] : t;
         uint64_t *hat = tab + 4 + 4 * ns + 5 * nt + t * ns;
         uint64_t all = 1;

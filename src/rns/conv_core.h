@@ -12,13 +12,13 @@
  * Table layout (words; one allocation, the same on host and device):
  *   [0] ns  [1] nt  [2], [3] unused
  *   source k at 4 + 4k:           s_k, inv_hat_k, its Shoup companion, 1/s_k (double bits)
- *   target t at 4 + 4ns + 5t:     t, Barrett ratio hi, lo, output limb, S mod t
+ *   target t at 4 + 4ns + 5t:     t, 1/t (double bits), 0, output limb, S mod t
  *   hat at 4 + 4ns + 5nt + t·ns + k:  S/s_k mod t
  *   after it, at 4 + 4ns + 5nt + ns·nt + t·ns + k:  the Shoup companion of that hat word
  *   after those, at 4 + 4ns + 5nt + 2·ns·nt + t·(ns + 1) + u:  u·(t - S mod t) mod t, u <= ns
  *     (the exact variant's correction, looked up instead of multiplied)
- * (The Barrett ratio words of a target are not read here; fused kernels take S mod t from the
- * target's words, see keyswitch.c.) */
+ * (1/t serves the device's FP64 route for targets below 2^47, see conv_pair in rns_cuda.cu;
+ * fused kernels take S mod t from the target's words, see keyswitch.c.) */
 #ifndef HEPA_SRC_RNS_CONV_CORE_H
 #define HEPA_SRC_RNS_CONV_CORE_H
 
@@ -54,14 +54,25 @@ HEPA_HD double hepa_conv_frac_add(double f, const uint64_t *tab, unsigned k, uin
  * the device that is about a third of the instructions of a 128-bit sum with one Barrett
  * reduction, which the conversion kernel ran before (H100, ModUp at 2^16/33 with digits of two
  * limbs: 430 µs, issue-bound at 66% with 13% of DRAM bandwidth). */
+/* Target t's words, its ns hat words (their Shoup companions follow at + ns·nt) and its ns + 1
+ * corrections (ns = tab[0], passed by callers that know it at compile time). */
+HEPA_HD const uint64_t *hepa_conv_tg(const uint64_t *tab, unsigned ns, unsigned t) {
+    return tab + 4 + 4 * (size_t)ns + 5 * (size_t)t;
+}
+HEPA_HD const uint64_t *hepa_conv_hat(const uint64_t *tab, unsigned ns, unsigned t) {
+    return tab + 4 + 4 * (size_t)ns + 5 * (size_t)tab[1] + (size_t)t * ns;
+}
+HEPA_HD const uint64_t *hepa_conv_corr(const uint64_t *tab, unsigned ns, unsigned t) {
+    const size_t nt = (size_t)tab[1];
+    return tab + 4 + 4 * (size_t)ns + 5 * nt + 2 * (size_t)ns * nt + (size_t)t * (ns + 1);
+}
+
 HEPA_HD uint64_t hepa_conv_target_ns(const uint64_t *tab, unsigned ns, unsigned t,
                                      const uint64_t *v, unsigned vstride, uint64_t u) {
-    const unsigned nt = (unsigned)tab[1];
-    const uint64_t q = tab[4 + 4 * (size_t)ns + 5 * (size_t)t];
-    const uint64_t *hat = tab + 4 + 4 * (size_t)ns + 5 * (size_t)nt + (size_t)t * ns;
-    const uint64_t *hatp = hat + (size_t)ns * nt;
-    uint64_t y = tab[4 + 4 * (size_t)ns + 5 * (size_t)nt + 2 * (size_t)ns * nt +
-                     (size_t)t * (ns + 1) + u]; /* 0 unless exact */
+    const uint64_t q = hepa_conv_tg(tab, ns, t)[0];
+    const uint64_t *hat = hepa_conv_hat(tab, ns, t);
+    const uint64_t *hatp = hat + (size_t)ns * tab[1];
+    uint64_t y = hepa_conv_corr(tab, ns, t)[u]; /* 0 unless exact */
     for (unsigned k = 0; k < ns; ++k) {
         const uint64_t r = hepa_mul_shoup(v[(size_t)k * vstride], hat[k], hatp[k], q);
         y += r;
@@ -75,6 +86,14 @@ HEPA_HD uint64_t hepa_conv_target_ns(const uint64_t *tab, unsigned ns, unsigned 
 HEPA_HD uint64_t hepa_conv_target(const uint64_t *tab, unsigned t, const uint64_t *v,
                                   unsigned vstride, uint64_t u) {
     return hepa_conv_target_ns(tab, (unsigned)tab[0], t, v, vstride, u);
+}
+
+/* The largest source modulus of a table. */
+HEPA_HD uint64_t hepa_conv_smax(const uint64_t *tab) {
+    uint64_t m = 0;
+    for (size_t k = 0; k < (size_t)tab[0]; ++k)
+        m = tab[4 + 4 * k] > m ? tab[4 + 4 * k] : m;
+    return m;
 }
 
 /* Output limb of target t. */

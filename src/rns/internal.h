@@ -99,6 +99,8 @@ typedef struct hepa_conv_job {
     size_t copy_at;
     int pack; /* targets with a modulus below HEPA_KSK_PACK_BELOW written in 5 bytes per word
                * (PACKED COLUMNS, src/ntt/ntt_cuda.cu): key switching's fused ModUp */
+    uint64_t smax; /* the largest source modulus (hepa_conv_smax of the host table): the kernel
+                    * build with the FP64 route is launched only when some job can take it */
 } hepa_conv_job;
 #define HEPA_CONV_MAX_JOBS 64
 /* Runs njobs (<= HEPA_CONV_MAX_JOBS) conversions of n coefficients in one launch. max_ns: the

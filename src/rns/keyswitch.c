@@ -327,6 +327,7 @@ static hepa_status dev_modup(const hepa_ks *ks, size_t l, uint64_t *ext, const u
         jobs[j].copy_in = whole ? c + j * a * n : NULL;
         jobs[j].copy_at = j * a;
         jobs[j].pack = !whole && _hepa_dev_ks_packed(r); /* PACKED COLUMNS for the fused pass */
+        jobs[j].smax = hepa_conv_smax(ks->tabs + ks->up_tab[l * ks->dmax + j]);
     }
     if ((s = _hepa_dev_conv(r, jobs, dn, a, 1)) != HEPA_OK) return s;
     return whole ? _hepa_dev_ntt_map(r, 0, ext, ext, map, cnt)
@@ -410,8 +411,9 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
             s = _hepa_dev_ntt_map(r, 1, t1, t1, pm, K);
         if (s != HEPA_OK) return s;
         const uint64_t *tab = ks->dtabs + ks->down_tab[l];
-        const hepa_conv_job jobs[2] = {{tab, t0 + l * n, tmp, NULL, 0, 0},
-                                       {tab, t1 + l * n, tmp + l * n, NULL, 0, 0}};
+        const uint64_t smax = hepa_conv_smax(tab_h);
+        const hepa_conv_job jobs[2] = {{tab, t0 + l * n, tmp, NULL, 0, 0, smax},
+                                       {tab, t1 + l * n, tmp + l * n, NULL, 0, 0, smax}};
         /* fused: the subtract-and-scale (and the adds) in the NTT's last pass and, for K = 1,
          * the conversion in its first; tmp holds the pair between the passes */
         if (r->log_n >= 13) {

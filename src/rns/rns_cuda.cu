@@ -7,6 +7,7 @@
 
 #include "device/internal.h"
 #include "hepa/modarith.h"
+#include "ntt/f64_arith.cuh"
 #include "rns/conv_core.h"
 #include "rns/internal.h"
 #include "rns/ksk_layout.h"
@@ -148,17 +149,36 @@ __device__ __forceinline__ bool conv_packed(const hepa_conv_job &jb, const uint6
     return jb.pack && tab[4 + 4 * tab[0] + 5 * t] < HEPA_KSK_PACK_BELOW;
 }
 
+// FP64 route (FP64 LIMBS, src/ntt/f64_arith.cuh) of conv_pair, for a target t < 2^47 when every
+// source s_k is below 2^47 and at most 13t (so v_k < 13t, f64_mulmod_q's bound): each term
+// f64_mulmod_q(v_k, hat_k) is exact with |.| < 0.91t, their sum plus the correction (< t) stays
+// below 5t, and f64_canonical_q gives the word in [0, t) that hepa_conv_target gives.
 template <int NS>
+__device__ __forceinline__ uint64_t conv_target_f64(const uint64_t *tab, unsigned t,
+                                                    const double (&vd)[NS], uint64_t u, double qd,
+                                                    double qi) {
+    const uint64_t *hat = hepa_conv_hat(tab, NS, t);
+    double s = u2d(hepa_conv_corr(tab, NS, t)[u]);
+#pragma unroll
+    for (int k = 0; k < NS; ++k)
+        s = __dadd_rn(s, f64_mulmod_q(vd[k], u2d(hat[k]), qd, qi));
+    return f64_canonical_q(s, qd, qi);
+}
+
+template <int NS, bool F64>
 __device__ __forceinline__ void conv_pair(const hepa_conv_job &jb, const uint64_t *tab, size_t n,
                                           size_t x, int exact) {
     const unsigned nt = (unsigned)tab[1];
     uint64_t v0[NS], v1[NS];
+    double d0[NS], d1[NS]; // v as doubles for the FP64 route
+    uint64_t smax = 0;     // the largest source modulus
     double f0 = 0, f1 = 0;
 #pragma unroll
     for (int k = 0; k < NS; ++k) {
         const ulonglong2 in = *reinterpret_cast<const ulonglong2 *>(jb.in + (size_t)k * n + x);
         v0[k] = hepa_conv_v(tab, k, in.x);
         v1[k] = hepa_conv_v(tab, k, in.y);
+        smax = max(smax, tab[4 + 4 * k]);
         if (exact) {
             f0 = hepa_conv_frac_add(f0, tab, k, v0[k]);
             f1 = hepa_conv_frac_add(f1, tab, k, v1[k]);
@@ -168,9 +188,23 @@ __device__ __forceinline__ void conv_pair(const hepa_conv_job &jb, const uint64_
                 *reinterpret_cast<const ulonglong2 *>(jb.copy_in + (size_t)k * n + x);
     }
     const uint64_t u0 = exact ? hepa_conv_round(f0) : 0, u1 = exact ? hepa_conv_round(f1) : 0;
+    const bool src_f64 = F64 && smax < HEPA_DEV_F64_BELOW;
+    if (src_f64) {
+#pragma unroll
+        for (int k = 0; k < NS; ++k)
+            d0[k] = u2d(v0[k]), d1[k] = u2d(v1[k]);
+    }
     for (unsigned t = 0; t < nt; ++t) {
-        const uint64_t y0 = hepa_conv_target_ns(tab, NS, t, v0, 1, u0);
-        const uint64_t y1 = hepa_conv_target_ns(tab, NS, t, v1, 1, u1);
+        const uint64_t *tg = hepa_conv_tg(tab, NS, t);
+        uint64_t y0, y1;
+        if (F64 && src_f64 && tg[0] < HEPA_DEV_F64_BELOW && smax <= 13 * tg[0]) {
+            const double qd = u2d(tg[0]), qi = dbl(tg[1]);
+            y0 = conv_target_f64<NS>(tab, t, d0, u0, qd, qi);
+            y1 = conv_target_f64<NS>(tab, t, d1, u1, qd, qi);
+        } else {
+            y0 = hepa_conv_target_ns(tab, NS, t, v0, 1, u0);
+            y1 = hepa_conv_target_ns(tab, NS, t, v1, 1, u1);
+        }
         uint64_t *limb = jb.out + hepa_conv_out_limb(tab, t) * n;
         if (conv_packed(jb, tab, t)) { // hepa_pack5_put for x and x + 1 in two stores
             *reinterpret_cast<uint2 *>(reinterpret_cast<uint32_t *>(limb) + x) =
@@ -209,7 +243,10 @@ __device__ void conv_any(const hepa_conv_job &jb, const uint64_t *tab, size_t n,
 
 // any: every job through conv_any (a pointer that is not 16-byte aligned, possible only from the
 // raw tier hepa_rns_convert)
-__global__ void conv_kernel(const Jobs jobs, int logn, int exact, int any) {
+// F64: the build with conv_pair's FP64 route, launched when some job's sources are all below
+// 2^47 (without the route the kernel keeps 70 registers instead of 80: ModDown from 60-bit
+// special primes measured 6-10 µs slower in the build with it)
+template <bool F64> __global__ void conv_kernel(const Jobs jobs, int logn, int exact, int any) {
     extern __shared__ uint64_t vs[];
     const hepa_conv_job jb = jobs.j[blockIdx.y];
     const size_t n = (size_t)1 << logn;
@@ -218,16 +255,16 @@ __global__ void conv_kernel(const Jobs jobs, int logn, int exact, int any) {
     const uint64_t *tab = jb.tab;
     switch (any ? 0 : tab[0]) { // the same for the whole block
     case 1:
-        conv_pair<1>(jb, tab, n, x, exact);
+        conv_pair<1, F64>(jb, tab, n, x, exact);
         break;
     case 2:
-        conv_pair<2>(jb, tab, n, x, exact);
+        conv_pair<2, F64>(jb, tab, n, x, exact);
         break;
     case 3:
-        conv_pair<3>(jb, tab, n, x, exact);
+        conv_pair<3, F64>(jb, tab, n, x, exact);
         break;
     case 4:
-        conv_pair<4>(jb, tab, n, x, exact);
+        conv_pair<4, F64>(jb, tab, n, x, exact);
         break;
     default:
         conv_any(jb, tab, n, x, exact, vs);
@@ -383,21 +420,24 @@ extern "C" hepa_status _hepa_dev_conv(const hepa_ring *ring, const hepa_conv_job
                                       size_t njobs, size_t max_ns, int exact) {
     Jobs J;
     int any = 0;
+    bool f64 = false;
     for (size_t i = 0; i < njobs; ++i) {
         J.j[i] = jobs[i];
         any |= (int)(((uintptr_t)jobs[i].in | (uintptr_t)jobs[i].out | (uintptr_t)jobs[i].copy_in) &
                      15);
+        f64 |= jobs[i].smax < HEPA_DEV_F64_BELOW;
     }
+    auto kern = f64 ? conv_kernel<true> : conv_kernel<false>;
     const size_t smem = max_ns > 4 || any ? max_ns * kConvThreads * sizeof(uint64_t) : 0;
     if (smem > 48 * 1024) {
-        const cudaError_t e = cudaFuncSetAttribute(
-            conv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        const cudaError_t e =
+            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess) return _hepa_dev_status(e, "conversion kernel attribute");
     }
     // two coefficients per thread (n >= 16 is even)
     dim3 grid((unsigned)((ring->n / 2 + kConvThreads - 1) / kConvThreads), (unsigned)njobs);
-    conv_kernel<<<grid, kConvThreads, smem, (cudaStream_t)ring->dev->stream>>>(J, (int)ring->log_n,
-                                                                               exact, any != 0);
+    kern<<<grid, kConvThreads, smem, (cudaStream_t)ring->dev->stream>>>(J, (int)ring->log_n, exact,
+                                                                        any != 0);
     return _hepa_dev_status(cudaGetLastError(), "conversion kernel");
 }
 

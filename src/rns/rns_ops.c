@@ -246,7 +246,7 @@ hepa_status hepa_rns_convert(const hepa_ring *ring, uint64_t *out, const size_t 
             /* from pageable memory: the runtime has read tab when the call returns */
             s = _hepa_dev_copy(ring, dtab, tab, words * sizeof *tab, 0);
             if (s == HEPA_OK) {
-                const hepa_conv_job job = {dtab, in, out, NULL, 0, 0};
+                const hepa_conv_job job = {dtab, in, out, NULL, 0, 0, hepa_conv_smax(tab)};
                 s = _hepa_dev_conv(ring, &job, 1, ns, exact);
             }
             _hepa_dev_free(ring, dtab);

@@ -1,0 +1,44 @@
+// src/ntt/f64_arith.cuh — exact modular arithmetic in doubles for moduli q < 2^47 (FP64 LIMBS in
+// ntt_cuda.cu has the derivation and the measurements), shared by the NTT kernels and the base
+// conversion kernel (src/rns/rns_cuda.cu). qd = q as a double, qi = 1.0 / qd (correctly
+// rounded). Values are signed integers held exactly in doubles.
+#ifndef HEPA_SRC_NTT_F64_ARITH_CUH
+#define HEPA_SRC_NTT_F64_ARITH_CUH
+
+#include <stdint.h>
+
+// a word's bits as a double and back (the FP64 path keeps doubles in the uint64_t registers)
+static __device__ __forceinline__ double dbl(uint64_t v) {
+    return __longlong_as_double((long long)v);
+}
+static __device__ __forceinline__ uint64_t bits(double d) {
+    return (uint64_t)__double_as_longlong(d);
+}
+// Exact for 0 <= v < 2^52: the double 2^52 + v has v as its mantissa.
+static __device__ __forceinline__ double u2d(uint64_t v) {
+    return __dsub_rn(dbl(v | 0x4330000000000000ull), 0x1p52);
+}
+// Exact for an integer-valued x in [0, 2^52): x + 2^52 is exact and its mantissa is x.
+static __device__ __forceinline__ uint64_t d2u(double x) {
+    return bits(__dadd_rn(x, 0x1p52)) & 0x000fffffffffffffull;
+}
+static __device__ __forceinline__ double f64_round(double x) { // nearest integer, |x| < 2^51
+    return __dsub_rn(__dadd_rn(x, 0x1.8p52), 0x1.8p52);
+}
+// y·w - round(y·w / q)·q exactly, |result| < 0.91q, for |y| <= 13q and 0 <= w < q (FP64 LIMBS)
+static __device__ __forceinline__ double f64_mulmod_q(double y, double w, double qd, double qi) {
+    const double h = __dmul_rn(y, w), l = __fma_rn(y, w, -h);
+    const double qt = __dsub_rn(__fma_rn(h, qi, 0x1.8p52), 0x1.8p52);
+    return __dadd_rn(__fma_rn(-qt, qd, h), l);
+}
+// x - round(x / q)·q, |result| <= q/2 + 1, for an integer-valued |x| < 2^51·q
+static __device__ __forceinline__ double f64_reduce_q(double x, double qd, double qi) {
+    return __fma_rn(-f64_round(__dmul_rn(x, qi)), qd, x);
+}
+// [0, q) from such a value
+static __device__ __forceinline__ uint64_t f64_canonical_q(double x, double qd, double qi) {
+    const double r = f64_reduce_q(x, qd, qi);
+    return d2u(r < 0 ? __dadd_rn(r, qd) : r);
+}
+
+#endif
