@@ -135,15 +135,17 @@ __global__ void automorphism_kernel(uint64_t *out, const uint64_t *a,
 // Base conversion, blockIdx.y = job, two adjacent coefficients x, x + 1 per thread (16-byte
 // loads and stores; the table words of a target are loaded once for both). Digits of 1 .. 4
 // limbs (every ModUp digit and ModDown of P with up to 4 special primes) take conv_pair<NS>:
-// v_k in registers, loops unrolled; larger ones conv_any: v_k in shared memory ([k][thread], so
-// the loads in hepa_conv_target are conflict-free), one coefficient at a time. The table is
-// read through the read-only cache, the same word by every thread of the warp (a broadcast).
+// v_k in registers, loops unrolled, and targets below 2^47 on the FP64 route where the sources
+// allow it (conv_target_f64); larger ones conv_any: v_k in shared memory ([k][thread], so the
+// loads in hepa_conv_target are conflict-free), one coefficient at a time. The table is read
+// through the read-only cache, the same word by every thread of the warp (a broadcast). The
+// kernel parameter holds HEPA_CONV_MAX_JOBS jobs of 56 bytes: 3.5 KiB, under the 4 KiB limit.
 struct Jobs {
     hepa_conv_job j[HEPA_CONV_MAX_JOBS];
 };
 constexpr unsigned kConvThreads = 128;
 
-// Target t's word y into its output limb (PACKED COLUMNS where the job asks for them).
+// Whether target t's words go out in PACKED COLUMNS (the job asks for them, t below the bound).
 __device__ __forceinline__ bool conv_packed(const hepa_conv_job &jb, const uint64_t *tab,
                                             unsigned t) {
     return jb.pack && tab[4 + 4 * tab[0] + 5 * t] < HEPA_KSK_PACK_BELOW;
