@@ -27,7 +27,10 @@ void _hepa_conv_build(const hepa_ring *ring, uint64_t *tab, const size_t *src, s
         tg[0] = m->value, tg[2] = 0;
         memcpy(&tg[1], &inv_t, sizeof inv_t);
         tg[3] = out_limb ? out_limb[t] : t;
-        uint64_t *hat = tab + 4 + 4 * ns + 5 * nt + t * ns;
+        /* hat words, their Shoup companions (ns·nt words on) and the exact variant's
+         * corrections u·(t - S mod t) (see hepa_conv_target) */
+        uint64_t *hat = tab + 4 + 4 * ns + 5 * nt + t * ns, *hatp = hat + ns * nt;
+        uint64_t *corr = tab + 4 + 4 * ns + 5 * nt + 2 * ns * nt + t * (ns + 1);
         uint64_t all = 1;
         for (size_t k = 0; k < ns; ++k) {
             const uint64_t sk = hepa_mod_reduce64(ring->moduli[src[k]], m);
@@ -36,20 +39,11 @@ void _hepa_conv_build(const hepa_ring *ring, uint64_t *tab, const size_t *src, s
             for (size_t j = 0; j < ns; ++j)
                 if (j != k) h = hepa_mod_mul(h, hepa_mod_reduce64(ring->moduli[src[j]], m), m);
             hat[k] = h;
+            hatp[k] = hepa_shoup_precompute(h, m->value);
         }
-        tg[4] = all;
-    }
-    /* the Shoup companions of the hat words and the exact variant's corrections (see
-     * hepa_conv_target) */
-    uint64_t *hatp = tab + 4 + 4 * ns + 5 * nt + ns * nt, *corr = hatp + ns * nt;
-    for (size_t t = 0; t < nt; ++t) {
-        const hepa_modulus *m = &ring->mods[dst[t]];
-        const uint64_t q = m->value,
-                       neg_s = tab[4 + 4 * ns + 5 * t + 4] ? q - tab[4 + 4 * ns + 5 * t + 4] : 0;
-        for (size_t k = 0; k < ns; ++k)
-            hatp[t * ns + k] = hepa_shoup_precompute(tab[4 + 4 * ns + 5 * nt + t * ns + k], q);
+        tg[4] = all; /* S mod t; 0 when t is a source, and then so are the corrections */
         for (size_t u = 0; u <= ns; ++u)
-            corr[t * (ns + 1) + u] = hepa_mod_mul(u, neg_s, m);
+            corr[u] = hepa_mod_mul(u, m->value - all, m);
     }
 }
 
