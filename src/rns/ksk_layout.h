@@ -39,10 +39,10 @@ HEPA_HD size_t hepa_ksk_limb_at(uint64_t packed, size_t n, unsigned m) {
 /* The 5-byte word layout of a limb of n words at `limb` (16-byte aligned): word x's low 32 bits
  * at uint32_t index x, its high 8 at byte 4n + x. Switching keys (PACKED KEYS) and key
  * switching's ModUp intermediates (PACKED COLUMNS, src/ntt/ntt_cuda.cu) use it for words below
- * 2^40. Key export and packing, the conversion kernel and modup1_cols_kernel use these two;
+ * 2^40. Key export and packing, the conversion kernel and modup1_cols_kernel use these two, and
+ * the inner product and the conversion kernel's pairs hepa_pack5_get2 / put2 below;
  * ntt_tile_kernel's XF 6 still writes them out by hand (its PTX changed with the call and was not
- * measured), and the fused row pass and the inner product read whole rows or pairs from their
- * own copies (shared memory, 8 + 2 byte loads). */
+ * measured), and the fused row pass reads whole rows from its own copy in shared memory. */
 HEPA_HD uint64_t hepa_pack5_get(const void *limb, size_t n, size_t x) {
     const unsigned char *b = (const unsigned char *)limb;
     return ((const uint32_t *)limb)[x] | (uint64_t)b[4 * n + x] << 32;
@@ -51,6 +51,21 @@ HEPA_HD void hepa_pack5_put(void *limb, size_t n, size_t x, uint64_t w) {
     ((uint32_t *)limb)[x] = (uint32_t)w;
     ((unsigned char *)limb)[4 * n + x] = (unsigned char)(w >> 32);
 }
+
+#ifdef __CUDACC__
+/* Words x and x + 1 (x even) in one 8-byte and one 2-byte access: the inner product's key pairs
+ * and the conversion kernel's pairs of targets. */
+static __device__ __forceinline__ ulonglong2 hepa_pack5_get2(const void *limb, size_t n, size_t x) {
+    const uint2 lo = ((const uint2 *)limb)[x / 2];
+    const unsigned hi = *(const uint16_t *)((const unsigned char *)limb + 4 * n + x);
+    return ulonglong2{lo.x | (uint64_t)(hi & 0xFF) << 32, lo.y | (uint64_t)(hi >> 8) << 32};
+}
+static __device__ __forceinline__ void hepa_pack5_put2(void *limb, size_t n, size_t x, uint64_t w0,
+                                                       uint64_t w1) {
+    ((uint2 *)limb)[x / 2] = uint2{(uint32_t)w0, (uint32_t)w1};
+    *(uint16_t *)((unsigned char *)limb + 4 * n + x) = (uint16_t)((w0 >> 32) | (w1 >> 32) << 8);
+}
+#endif
 
 /* Word x of a limb stored at `limb` (packed or not). */
 HEPA_HD uint64_t hepa_ksk_word(const unsigned char *limb, int packed, size_t n, size_t x) {

@@ -148,7 +148,7 @@ constexpr unsigned kConvThreads = 128;
 // Whether target t's words go out in PACKED COLUMNS (the job asks for them, t below the bound).
 __device__ __forceinline__ bool conv_packed(const hepa_conv_job &jb, const uint64_t *tab,
                                             unsigned t) {
-    return jb.pack && tab[4 + 4 * tab[0] + 5 * t] < HEPA_KSK_PACK_BELOW;
+    return jb.pack && hepa_conv_tg(tab, (unsigned)tab[0], t)[0] < HEPA_KSK_PACK_BELOW;
 }
 
 // FP64 route (FP64 LIMBS, src/ntt/f64_arith.cuh) of conv_pair, for a target t < 2^47 when every
@@ -173,14 +173,12 @@ __device__ __forceinline__ void conv_pair(const hepa_conv_job &jb, const uint64_
     const unsigned nt = (unsigned)tab[1];
     uint64_t v0[NS], v1[NS];
     double d0[NS], d1[NS]; // v as doubles for the FP64 route
-    uint64_t smax = 0;     // the largest source modulus
     double f0 = 0, f1 = 0;
 #pragma unroll
     for (int k = 0; k < NS; ++k) {
         const ulonglong2 in = *reinterpret_cast<const ulonglong2 *>(jb.in + (size_t)k * n + x);
         v0[k] = hepa_conv_v(tab, k, in.x);
         v1[k] = hepa_conv_v(tab, k, in.y);
-        smax = max(smax, tab[4 + 4 * k]);
         if (exact) {
             f0 = hepa_conv_frac_add(f0, tab, k, v0[k]);
             f1 = hepa_conv_frac_add(f1, tab, k, v1[k]);
@@ -190,6 +188,7 @@ __device__ __forceinline__ void conv_pair(const hepa_conv_job &jb, const uint64_
                 *reinterpret_cast<const ulonglong2 *>(jb.copy_in + (size_t)k * n + x);
     }
     const uint64_t u0 = exact ? hepa_conv_round(f0) : 0, u1 = exact ? hepa_conv_round(f1) : 0;
+    const uint64_t smax = jb.smax; // the largest source modulus (hepa_conv_smax, on the host)
     const bool src_f64 = F64 && smax < HEPA_DEV_F64_BELOW;
     if (src_f64) {
 #pragma unroll
@@ -199,7 +198,7 @@ __device__ __forceinline__ void conv_pair(const hepa_conv_job &jb, const uint64_
     for (unsigned t = 0; t < nt; ++t) {
         const uint64_t *tg = hepa_conv_tg(tab, NS, t);
         uint64_t y0, y1;
-        if (F64 && src_f64 && tg[0] < HEPA_DEV_F64_BELOW && smax <= 13 * tg[0]) {
+        if (src_f64 && tg[0] < HEPA_DEV_F64_BELOW && smax <= 13 * tg[0]) {
             const double qd = u2d(tg[0]), qi = dbl(tg[1]);
             y0 = conv_target_f64<NS>(tab, t, d0, u0, qd, qi);
             y1 = conv_target_f64<NS>(tab, t, d1, u1, qd, qi);
@@ -208,11 +207,8 @@ __device__ __forceinline__ void conv_pair(const hepa_conv_job &jb, const uint64_
             y1 = hepa_conv_target_ns(tab, NS, t, v1, 1, u1);
         }
         uint64_t *limb = jb.out + hepa_conv_out_limb(tab, t) * n;
-        if (conv_packed(jb, tab, t)) { // hepa_pack5_put for x and x + 1 in two stores
-            *reinterpret_cast<uint2 *>(reinterpret_cast<uint32_t *>(limb) + x) =
-                uint2{(uint32_t)y0, (uint32_t)y1};
-            *reinterpret_cast<uint16_t *>(reinterpret_cast<unsigned char *>(limb) + 4 * n + x) =
-                (uint16_t)((y0 >> 32) | (y1 >> 32) << 8);
+        if (conv_packed(jb, tab, t)) {
+            hepa_pack5_put2(limb, n, x, y0, y1);
         } else {
             *reinterpret_cast<ulonglong2 *>(limb + x) = ulonglong2{y0, y1};
         }
@@ -246,8 +242,8 @@ __device__ void conv_any(const hepa_conv_job &jb, const uint64_t *tab, size_t n,
 // any: every job through conv_any (a pointer that is not 16-byte aligned, possible only from the
 // raw tier hepa_rns_convert)
 // F64: the build with conv_pair's FP64 route, launched when some job's sources are all below
-// 2^47 (without the route the kernel keeps 70 registers instead of 80: ModDown from 60-bit
-// special primes measured 6-10 µs slower in the build with it)
+// 2^47 (70 registers without the route, 72 with it; when a single build had the route at 80
+// registers, ModDown from 60-bit special primes measured 6-10 µs slower in it)
 template <bool F64> __global__ void conv_kernel(const Jobs jobs, int logn, int exact, int any) {
     extern __shared__ uint64_t vs[];
     const hepa_conv_job jb = jobs.j[blockIdx.y];
@@ -278,9 +274,7 @@ template <bool F64> __global__ void conv_kernel(const Jobs jobs, int logn, int e
 __device__ __forceinline__ ulonglong2 ksk_pair(const unsigned char *limb, bool packed, size_t n,
                                                size_t x) {
     if (!packed) return reinterpret_cast<const ulonglong2 *>(limb)[x];
-    const uint2 lo = reinterpret_cast<const uint2 *>(limb)[x];
-    const unsigned hi = reinterpret_cast<const uint16_t *>(limb + 4 * n)[x];
-    return ulonglong2{lo.x | (uint64_t)(hi & 0xFF) << 32, lo.y | (uint64_t)(hi >> 8) << 32};
+    return hepa_pack5_get2(limb, n, 2 * x);
 }
 
 // t0/t1[e] = Σ_j ext[j][e] ⊙ key_j(b / a)[mod(e)]: 128-bit sums, folded every 16 terms.
