@@ -458,6 +458,12 @@ __device__ __forceinline__ void cp_async_wait_all() {
     asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;\n" ::: "memory");
 #endif
 }
+// Waits for all but the thread's most recently committed group (groups complete in order).
+__device__ __forceinline__ void cp_async_wait_but_last() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+#endif
+}
 
 // Copies the 255 twiddle pairs of row `row` (n >> 8 rows of 256 elements) into warp-private
 // shared memory: tile `tile`'s 256 pairs at base + 512·tile words (see STAGED TWIDDLES). The
@@ -1114,17 +1120,31 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
 // blockIdx.y, modulus mi. For every digit j it takes that row of ext limb j·E + e as the earlier
 // passes left it (or, for the digit's own limb, of the NTT-domain input c: no transform), runs
 // the row pass's stages, and adds v·b_j and v·a_j (key rows of modulus mi, same positions) into
-// 128-bit sums in registers, reduced mod q every 16 digits and at the end (16 products below
-// (2^62)^2 plus a residue stay below 2^128, as in ks_inner_kernel). Only t0 and t1 are written:
-// against the row pass followed by the inner-product kernel, the dnum·E transformed limbs are
-// neither written nor read back. Every digit of a block has the same modulus, so the twiddles
-// are staged once (STAGED TWIDDLES) for all of them. While digit j is transformed, digit j+1's
-// data row and key rows are on their way into shared memory (cp.async; the key rows double
-// buffered), so a warp never waits for a load it could have issued earlier.
-// Shared memory per block, words: exchange 4·256, twiddles 4·512, data 4·256, key 4·2·512
-// (64 KiB: 3 blocks per SM, whence the 168-register budget).
-// Measured on an H100 (hepa-bench --ks, ModUp + inner product, N = 2^16, 33 Q primes, P = 1,
-// whose passes before this one take 650 µs; unfused: ModUp 1416 + inner product 593 µs):
+// sums in registers. Only t0 and t1 are written: against the row pass followed by the
+// inner-product kernel, the dnum·E transformed limbs are neither written nor read back. Every
+// digit of a block has the same modulus, so the twiddles are staged once (STAGED TWIDDLES) for
+// all of them. While digit j is transformed, digit j+1's data row is on its way into shared
+// memory (cp.async), and its key rows are issued as soon as digit j's products have read the
+// one key buffer, a whole row pass before they are needed.
+// The sums:
+//  - integer rows: 128-bit sums, reduced mod q every 16 digits and at the end (16 products below
+//    (2^62)^2 plus a residue stay below 2^128, as in ks_inner_kernel);
+//  - FP64 rows (F64, an FP64 limb): each product exactly as f64_mulmod (|term| < 0.91q) straight
+//    from the row pass's doubles and the key word as a double, summed in a double, reduced to
+//    |.| <= q/2 + 1 every 16 digits (so below 15q < 2^51, exact) and made canonical at the end.
+//    Against converting the row to words and taking 128-bit integer sums this drops the
+//    canonicalisation of every transformed row and the 32 registers of the high words (H100,
+//    same call, hepa-bench-style timing of tensor + key switch at 2^16/33, P = 1 / 2 / 3 / 4,
+//    with the key buffer single as below: 1120 / 915 / 706 / 670 -> 1034 / 865 / 695 / 654 µs;
+//    ncu at P = 1: this kernel 659 -> 496 µs, DRAM throughput 54% -> 72%).
+// Shared memory per block, words: exchange 4·256, twiddles 4·512, data 4·256, key 4·512 (48 KiB).
+// 3 blocks per SM, whence the 168-register budget. With the FP64 sums, 4 blocks per SM (128
+// registers, 170-220 bytes of spills) measured 1081 µs at P = 1 and 5 blocks (96 registers, an
+// FP64-only build on a ring of 40-bit primes) 1037 against 994 for 3; double-buffered key rows
+// issued with the data row (64 KiB) measured the same as the single buffer within 1%.
+// Measured on an H100 when the kernel came (hepa-bench --ks, ModUp + inner product, N = 2^16,
+// 33 Q primes, P = 1, whose passes before this one took 650 µs; unfused: ModUp 1416 + inner
+// product 593 µs):
 //   products reduced mod q one by one (hepa_mod_mul + hepa_mod_add), loads from global
 //   memory, 4 blocks per SM: 1885 µs (6 blocks per SM, 80 registers: 1879; 8: 1914);
 //   128-bit sums, loads from global memory: 1754 µs with 4 blocks per SM, 1647 with 5 (244
@@ -1133,17 +1153,15 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
 //   1407 µs with 3 (kept).
 // N = 2^17 with 61 primes: 12.7 ms (first row above) -> 9.6 ms; N = 2^15 with 17: 316 -> 229 µs.
 // F64 (rings with a limb below HEPA_DEV_F64_BELOW, n >= 2^16, or 2^15 with PACKED COLUMNS: see
-// _hepa_dev_ks_rows_inner): the
-// row pass of such limbs on the FP64 pipe (FP64 LIMBS; 8 stages from [0, q), inside its bounds),
-// from and back to words in [0, q), so the sums are the integer path's. 168 registers (the digit
-// loop is compiled twice, FP64 and integer rows, and one is picked per block). The key's rows
-// come in either word size (PACKED KEYS, ksk_layout.h), chosen per block at run time: ptxas
-// then spills 44 bytes in <true, false> and 20 in <false, false>, none in <true, true>;
-// compiling the digit loop per key word size as well spilled 100-120 bytes.
+// _hepa_dev_ks_rows_inner): the row pass of such limbs on the FP64 pipe (FP64 LIMBS; 8 stages
+// from [0, q), inside its bounds). 168 registers (the digit loop is compiled twice, FP64 and
+// integer rows, and one is picked per block). The key's rows come in either word size (PACKED
+// KEYS, ksk_layout.h), chosen per block at run time: ptxas spills 20-36 bytes in each build;
+// compiling the digit loop per key word size as well spilled 100-120 bytes (128-bit sums).
 // Keeping ModUp's transforms on chip instead (thread-block clusters, one extended limb per
 // cluster, sums in shared memory) was tried and measured 2x slower (16 warps per SM, latency
 // bound): bench/results/2026-11-22-h100-ks-cluster-experiment.md.
-constexpr unsigned KS_ROWS_SMEM_WORDS = 4 * 256 + 4 * 512 + 4 * 256 + 4 * 1024;
+constexpr unsigned KS_ROWS_SMEM_WORDS = 4 * 256 + 4 * 512 + 4 * 256 + 4 * 512;
 template <bool F64, bool PACKED>
 __global__ void __launch_bounds__(128, 3)
     ks_rows_inner_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *ext, const uint64_t *cin,
@@ -1161,10 +1179,10 @@ __global__ void __launch_bounds__(128, 3)
     const unsigned lane = threadIdx.x & 31, warp = 0, tl = threadIdx.x >> 5;
     const size_t row = (size_t)blockIdx.x * 4 + tl;
     const unsigned gx0 = (unsigned)(row << 8);
-    uint64_t *xch = smem_dyn + (size_t)tl * 256;                          // exchanges
-    uint64_t *twb = smem_dyn + 4 * 256;                                   // staged twiddles
-    uint64_t *dbuf = smem_dyn + 4 * 256 + 4 * 512 + (size_t)tl * 256;     // next data row
-    uint64_t *kbuf = smem_dyn + 4 * 256 + 4 * 512 + 4 * 256 + (size_t)tl * 1024; // key rows b, a
+    uint64_t *xch = smem_dyn + (size_t)tl * 256;                                // exchanges
+    uint64_t *twb = smem_dyn + 4 * 256;                                         // staged twiddles
+    uint64_t *dbuf = smem_dyn + 4 * 256 + 4 * 512 + (size_t)tl * 256;           // next data row
+    uint64_t *kbuf = smem_dyn + 4 * 256 + 4 * 512 + 4 * 256 + (size_t)tl * 512; // key rows b, a
     const hepa_dev_limb lc = limbs[mi];
     const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
     Ctx c = ctx_of(lc, tables, n, mi, false);
@@ -1178,10 +1196,10 @@ __global__ void __launch_bounds__(128, 3)
     const bool kp = packed >> mi & 1;
     const unsigned char *krow = key + hepa_ksk_limb_at(packed, n, mi) + (kp ? 4 : 8) * gx0;
     const unsigned char *khi = key + hepa_ksk_limb_at(packed, n, mi) + 4 * n + gx0;
-    // digit j's data row and key rows into dbuf and key buffer j mod 2 (16 bytes per copy)
-    auto issue = [&](unsigned j) {
+    // digit j's key rows b and a into the key buffer (16 bytes per copy)
+    auto issue_key = [&](unsigned j) {
         const size_t kj = 2 * (size_t)j * comp;
-        char *kd = reinterpret_cast<char *>(kbuf + (j & 1) * 512);
+        char *kd = reinterpret_cast<char *>(kbuf);
 #pragma unroll
         for (int t = 0; t < 4; ++t) {
             const unsigned b = 16 * (lane + 32 * t);
@@ -1193,6 +1211,10 @@ __global__ void __launch_bounds__(128, 3)
                 cp_async16(kd + 2048 + 1024 + 16 * lane, khi + kj + comp + 16 * lane);
             }
         }
+        cp_async_commit();
+    };
+    // digit j's data row into dbuf
+    auto issue_data = [&](unsigned j) {
         if constexpr (PACKED) {
             // a packed row: its low 32 bits (1 KiB), then its high bytes (256)
             const bool p = pk && j != own;
@@ -1219,30 +1241,37 @@ __global__ void __launch_bounds__(128, 3)
         }
         cp_async_commit();
     };
-    issue(0);
+    issue_data(0);
+    issue_key(0);
     // the row's twiddles, outside the digit loop's choice below (inside it, ptxas spilled 48
-    // bytes in the F64 instantiation); the staging also waits for issue(0)
+    // bytes in the F64 instantiation); the staging also waits for digit 0's copies
     if (F64 && c.f64)
         c.twsd = stage_row_twiddles_f64(c.twd, twb, tl, row, n, lane);
     else
         c.tws = stage_row_twiddles(c.tw, twb, tl, row, n, lane);
     const unsigned b0 = load_base<GB, CB, false>(lane, warp);
     const unsigned fb = thread_base<GB, CB, sch.count - 1, false>(lane, warp);
+    // the sums: integer rows, 128-bit (hi, lo); FP64 rows, doubles (their bits in lo)
     uint64_t lo0[8], lo1[8], hi0[8], hi1[8];
 #pragma unroll
     for (int k = 0; k < 8; ++k) lo0[k] = lo1[k] = hi0[k] = hi1[k] = 0;
     // The digit loop, FP64 or integer row passes (FP: see stage), chosen once for the block:
     // with the choice inside the loop ptxas spilled 56 bytes in the F64 instantiation.
+    // Copies in flight: digit j + 1's data row is issued once digit j's is in registers, and
+    // its key rows once digit j's products are done (one key buffer), so each waits for
+    // everything but the copy issued after it (cp_async_wait_but_last; groups complete in order).
     auto digits = [&](auto fp) {
         constexpr bool FP = decltype(fp)::value;
         for (unsigned j = 0; j < dnum; ++j) {
-            cp_async_wait_all(); // digit j's rows (issued one digit ago)
+            cp_async_wait_but_last(); // digit j's data row (its key rows may still be on the way)
             __syncwarp();
             uint64_t v[8];
             if (j == own) { // the digit's own limb: c, already in the NTT domain, final positions
 #pragma unroll
-                for (int k = 0; k < 8; ++k)
+                for (int k = 0; k < 8; ++k) {
                     v[k] = dbuf[fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)];
+                    if constexpr (FP) v[k] = bits(u2d(v[k])); // (an FP64 row's value)
+                }
             } else if (FP && pk) {
                 const uint32_t *blo = reinterpret_cast<const uint32_t *>(dbuf);
                 const uint8_t *bhi = reinterpret_cast<const uint8_t *>(blo + 256);
@@ -1256,42 +1285,66 @@ __global__ void __launch_bounds__(128, 3)
 #pragma unroll
                 for (int k = 0; k < 8; ++k)
                     v[k] = dbuf[b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)];
+                if constexpr (FP) f64_in(v);
             }
-            // every lane has read dbuf; key buffer (j + 1) mod 2 was read at digit j - 1
-            __syncwarp();
-            if (j + 1 < dnum) issue(j + 1);
+            __syncwarp(); // every lane has read dbuf
+            if (j + 1 < dnum) issue_data(j + 1);
             if (j != own) {
                 ulonglong2 tw[4];
                 prefetch_step<GB, CB, S, false, true, true, FP, 0>(tw, c, lane, warp, gx0, logn);
-                if constexpr (FP) {
-                    if (!pk) f64_in(v); // (packed rows were read as doubles)
-                }
                 run_steps<GB, CB, S, false, true, true, FP, 0>(v, c, xch, lane, warp, gx0, logn,
                                                                tw);
-                if constexpr (FP) {
-                    f64_out(v, c);
-                } else {
+                if constexpr (!FP) {
 #pragma unroll
                     for (int k = 0; k < 8; ++k) v[k] = hepa_reduce_4q(v[k], c.q); // [0, q)
                 }
             }
-            const uint64_t *kb = kbuf + (j & 1) * 512, *ka = kb + 256;
+            // digit j's key rows (with digit j + 1's data row still on the way, if issued)
+            if (j + 1 < dnum)
+                cp_async_wait_but_last();
+            else
+                cp_async_wait_all();
+            __syncwarp();
+            const uint64_t *kb = kbuf, *ka = kb + 256;
             const uint32_t *kbl = reinterpret_cast<const uint32_t *>(kb), *kal = kbl + 512;
             const uint8_t *kbh = reinterpret_cast<const uint8_t *>(kbl + 256), *kah = kbh + 2048;
 #pragma unroll
             for (int k = 0; k < 8; ++k) {
                 const unsigned x = fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k);
-                const uint64_t wb = kp ? kbl[x] | (uint64_t)kbh[x] << 32 : kb[x];
-                const uint64_t wa = kp ? kal[x] | (uint64_t)kah[x] << 32 : ka[x];
-                hepa_mac64(v[k], wb, &hi0[k], &lo0[k]);
-                hepa_mac64(v[k], wa, &hi1[k], &lo1[k]);
+                if constexpr (FP) {
+                    // FP64 sums: v·w - round(v·w/q)·q exactly (|v| < 9q after the row pass, or
+                    // [0, q); w in [0, q)), |term| < 0.91q, so 16 terms on a sum reduced to
+                    // |.| <= q/2 + 1 stay below 15q < 2^51: exact doubles
+                    const double wb = kp ? dbl((uint64_t)(kbh[x] | 0x43300000u) << 32 | kbl[x])
+                                         : dbl(kb[x] | 0x4330000000000000ull);
+                    const double wa = kp ? dbl((uint64_t)(kah[x] | 0x43300000u) << 32 | kal[x])
+                                         : dbl(ka[x] | 0x4330000000000000ull);
+                    const double y = dbl(v[k]);
+                    lo0[k] = bits(__dadd_rn(dbl(lo0[k]), f64_mulmod(y, __dsub_rn(wb, 0x1p52), c)));
+                    lo1[k] = bits(__dadd_rn(dbl(lo1[k]), f64_mulmod(y, __dsub_rn(wa, 0x1p52), c)));
+                } else {
+                    const uint64_t wb = kp ? kbl[x] | (uint64_t)kbh[x] << 32 : kb[x];
+                    const uint64_t wa = kp ? kal[x] | (uint64_t)kah[x] << 32 : ka[x];
+                    hepa_mac64(v[k], wb, &hi0[k], &lo0[k]);
+                    hepa_mac64(v[k], wa, &hi1[k], &lo1[k]);
+                }
             }
+            __syncwarp(); // every lane has read the key buffer
+            if (j + 1 < dnum) issue_key(j + 1);
             if ((j & 15) == 15 || j + 1 == dnum) {
 #pragma unroll
                 for (int k = 0; k < 8; ++k) {
-                    lo0[k] = hepa_mod_reduce128(hi0[k], lo0[k], &mod);
-                    lo1[k] = hepa_mod_reduce128(hi1[k], lo1[k], &mod);
-                    hi0[k] = hi1[k] = 0;
+                    if constexpr (FP) {
+                        const bool last = j + 1 == dnum;
+                        lo0[k] =
+                            last ? f64_canonical(dbl(lo0[k]), c) : bits(f64_reduce(dbl(lo0[k]), c));
+                        lo1[k] =
+                            last ? f64_canonical(dbl(lo1[k]), c) : bits(f64_reduce(dbl(lo1[k]), c));
+                    } else {
+                        lo0[k] = hepa_mod_reduce128(hi0[k], lo0[k], &mod);
+                        lo1[k] = hepa_mod_reduce128(hi1[k], lo1[k], &mod);
+                        hi0[k] = hi1[k] = 0;
+                    }
                 }
             }
         }
