@@ -1175,7 +1175,10 @@ __global__ void __launch_bounds__(128, 3)
     constexpr Map fm = sch.steps[sch.count - 1].map;
     extern __shared__ uint64_t smem_dyn[];
     const size_t n = (size_t)1 << logn;
-    const unsigned e = blockIdx.y, mi = e < l ? e : L + e - l;
+    // the E - l special primes' limbs first: they take the integer rows, slower than the FP64
+    // rows of 40-bit limbs, and as the grid's last blocks they drew out its last wave
+    const unsigned e = blockIdx.y < E - l ? l + blockIdx.y : blockIdx.y - (E - l);
+    const unsigned mi = e < l ? e : L + e - l;
     const unsigned lane = threadIdx.x & 31, warp = 0, tl = threadIdx.x >> 5;
     const size_t row = (size_t)blockIdx.x * 4 + tl;
     const unsigned gx0 = (unsigned)(row << 8);
