@@ -66,6 +66,11 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
         }                                                                                      \
     } while (0)
     TRY(cudaGetDevice(&d->device));
+    {
+        int major = 0;
+        TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d->device));
+        d->pdl = major >= 9;
+    }
     TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     d->stream = st;
     TRY(cudaDeviceGetDefaultMemPool(&pool, d->device));

@@ -44,6 +44,8 @@ typedef struct hepa_ring_device {
                             * its Shoup companion) for i < l - 1 (see _hepa_dev_ntt_rescale) */
     int f64;               /* some modulus is below HEPA_DEV_F64_BELOW: the NTT kernels with FP64
                             * butterflies for such limbs (ntt_cuda.cu, FP64 LIMBS) */
+    int pdl;               /* compute capability 9.0 or later: the NTT kernels are launched with
+                            * programmatic dependent launch (ntt_cuda.cu, PDL) */
 } hepa_ring_device;
 
 /* Limbs with q below this run their NTT butterflies on the FP64 pipe (ntt_cuda.cu, FP64 LIMBS,

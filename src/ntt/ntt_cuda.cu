@@ -465,6 +465,26 @@ __device__ __forceinline__ void cp_async_wait_but_last() {
 #endif
 }
 
+// PDL (programmatic dependent launch, sm_90). The NTT-family kernels (ntt_tile_kernel,
+// modup1_cols_kernel, ks_rows_inner_kernel) are launched with programmatic stream serialization
+// on devices of compute capability 9.0 or later (launch_k): such a grid may be scheduled while
+// the grid before it on the stream is still running. Each of them first waits for that grid
+// to complete and its writes to be visible (pdl_wait: griddepcontrol.wait, before any global
+// read or write of data another kernel produces or consumes), then lets the next grid be
+// scheduled (pdl_trigger). So stream order holds as without PDL; what is saved is the launch
+// latency between dependent kernels, the next grid's blocks being resident when this one ends.
+// Without the attribute (older devices, other launchers) both instructions do nothing.
+__device__ __forceinline__ void pdl_wait() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_trigger() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 // Copies the 255 twiddle pairs of row `row` (n >> 8 rows of 256 elements) into warp-private
 // shared memory: tile `tile`'s 256 pairs at base + 512·tile words (see STAGED TWIDDLES). The
 // whole warp calls it; returns where they are.
@@ -782,6 +802,8 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
                     uint64_t *out_b, const uint64_t *in_b, unsigned level,
                     const uint32_t *__restrict__ map, const uint64_t *__restrict__ aux,
                     const uint64_t *in2_b, const uint64_t *acc, const uint64_t *acc_b) {
+    pdl_wait(); // PDL
+    pdl_trigger();
     extern __shared__ uint64_t smem_dyn[];
     constexpr int TPT = 1 << (GB + CB - 3); // threads per tile
     constexpr int C = 1 << CB;
@@ -984,6 +1006,8 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
                        unsigned logn, const uint32_t *__restrict__ map,
                        const uint64_t *__restrict__ aux, unsigned run, unsigned runs,
                        unsigned groups, unsigned G, bool pack) {
+    pdl_wait(); // PDL
+    pdl_trigger();
     constexpr int CB = 3, S = 8;
     constexpr Schedule sch = Sched<GB, CB, false>::value;
     constexpr Map lm = LoadMap<GB, CB, false>::value;
@@ -1169,6 +1193,8 @@ __global__ void __launch_bounds__(128, 3)
                          const hepa_dev_limb *__restrict__ limbs, unsigned logn, unsigned l,
                          unsigned L, unsigned E, unsigned dnum, unsigned alpha, size_t comp,
                          uint64_t packed) {
+    pdl_wait(); // PDL
+    pdl_trigger();
     constexpr int GB = 8, CB = 0, S = 0;
     constexpr Schedule sch = Sched<GB, CB, false>::value;
     constexpr Map lm = LoadMap<GB, CB, false>::value;
@@ -1364,6 +1390,24 @@ __global__ void __launch_bounds__(128, 3)
     }
 }
 
+// Launches kernel k, with programmatic stream serialization where the device has it (see PDL);
+// the arguments must have the kernel's parameter types exactly.
+template <typename... P, typename... A>
+cudaError_t launch_k(const hepa_ring *ring, void (*k)(P...), dim3 grid, unsigned threads,
+                     size_t smem, cudaStream_t st, A... args) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = st;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = ring->dev->pdl ? 1 : 0;
+    return cudaLaunchKernelEx(&cfg, k, args...);
+}
+
 template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG = false,
           int XF = 0>
 cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
@@ -1389,10 +1433,10 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
         if (e != cudaSuccess) return e;
     }
     dim3 grid((unsigned)(tiles / TILES), (unsigned)(out_b ? 2 * level : level));
-    kern<<<grid, TILES * TPT, smem, st>>>(out, in, in2, ring->dev->tables, ring->dev->limbs,
-                                          ring->log_n, tile_stride, seg_bits, seg_stride, out_b,
-                                          in_b, (unsigned)level, map, aux, in2_b, acc, acc_b);
-    return cudaGetLastError();
+    return launch_k(ring, kern, grid, TILES * TPT, smem, st, out, in, in2,
+                    (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
+                    (unsigned)ring->log_n, tile_stride, seg_bits, seg_stride, out_b, in_b,
+                    (unsigned)level, map, aux, in2_b, acc, acc_b);
 }
 
 // The column pass of FX_MODUP1 / FX_MODDOWN1 for n in [2^13, 2^17] (modup1_cols_kernel): count
@@ -1416,10 +1460,10 @@ cudaError_t launch_modup_cols(const hepa_ring *ring, size_t count, size_t run, u
     groups = (run + G - 1) / G;
     const size_t smem = (size_t)8 << (GB + 3);
     const dim3 grid((unsigned)tiles, (unsigned)(runs * groups * polys));
-    modup1_cols_kernel<GB><<<grid, 1u << GB, smem, st>>>(
-        out, in, out_b, in_b, ring->dev->tables, ring->dev->limbs, ring->log_n, map, aux,
-        (unsigned)run, (unsigned)runs, (unsigned)groups, (unsigned)G, pack);
-    return cudaGetLastError();
+    return launch_k(ring, modup1_cols_kernel<GB>, grid, 1u << GB, smem, st, out, in, out_b, in_b,
+                    (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
+                    (unsigned)ring->log_n, map, aux, (unsigned)run, (unsigned)runs,
+                    (unsigned)groups, (unsigned)G, pack);
 }
 
 // The whole transform: out = NTT(in) (or INTT(in ⊙ in2) when FUSED); with out_b (forward
@@ -1736,11 +1780,11 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
                                                     : ks_rows_inner_kernel<false, false>;
     cudaError_t ce = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (ce != cudaSuccess) return _hepa_dev_status(ce, "key-switch row pass (shared memory)");
-    k<<<grid, 128, smem, (cudaStream_t)ring->dev->stream>>>(
-        t0, t1, ext, c, key, ring->dev->tables, ring->dev->limbs, ring->log_n, (unsigned)level,
-        (unsigned)(ring->num_moduli - K), (unsigned)E, (unsigned)dnum, (unsigned)alpha, comp,
-        packed);
-    return _hepa_dev_status(cudaGetLastError(), "key-switch ModUp row pass + inner product");
+    ce = launch_k(ring, k, grid, 128, smem, (cudaStream_t)ring->dev->stream, t0, t1, ext, c, key,
+                  (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
+                  (unsigned)ring->log_n, (unsigned)level, (unsigned)(ring->num_moduli - K),
+                  (unsigned)E, (unsigned)dnum, (unsigned)alpha, comp, packed);
+    return _hepa_dev_status(ce, "key-switch ModUp row pass + inner product");
 }
 
 // Key switching's ModDown NTT (see device/internal.h): forward NTT of the pair (y0, y1) with the
