@@ -1310,10 +1310,9 @@ __global__ void __launch_bounds__(128, 3)
                 const uint32_t *blo = reinterpret_cast<const uint32_t *>(dbuf);
                 const uint8_t *bhi = reinterpret_cast<const uint8_t *>(blo + 256);
 #pragma unroll
-                for (int k = 0; k < 8; ++k) { // straight to the FP64 path's double (as u2d)
+                for (int k = 0; k < 8; ++k) { // straight to the FP64 path's double
                     const unsigned x = b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k);
-                    v[k] = bits(
-                        __dsub_rn(dbl((uint64_t)(bhi[x] | 0x43300000u) << 32 | blo[x]), 0x1p52));
+                    v[k] = bits(u2d(blo[x] | (uint64_t)bhi[x] << 32));
                 }
             } else {
 #pragma unroll
@@ -1345,20 +1344,16 @@ __global__ void __launch_bounds__(128, 3)
 #pragma unroll
             for (int k = 0; k < 8; ++k) {
                 const unsigned x = fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k);
+                const uint64_t wb = kp ? kbl[x] | (uint64_t)kbh[x] << 32 : kb[x];
+                const uint64_t wa = kp ? kal[x] | (uint64_t)kah[x] << 32 : ka[x];
                 if constexpr (FP) {
                     // FP64 sums: v·w - round(v·w/q)·q exactly (|v| < 9q after the row pass, or
                     // [0, q); w in [0, q)), |term| < 0.91q, so 16 terms on a sum reduced to
                     // |.| <= q/2 + 1 stay below 15q < 2^51: exact doubles
-                    const double wb = kp ? dbl((uint64_t)(kbh[x] | 0x43300000u) << 32 | kbl[x])
-                                         : dbl(kb[x] | 0x4330000000000000ull);
-                    const double wa = kp ? dbl((uint64_t)(kah[x] | 0x43300000u) << 32 | kal[x])
-                                         : dbl(ka[x] | 0x4330000000000000ull);
                     const double y = dbl(v[k]);
-                    lo0[k] = bits(__dadd_rn(dbl(lo0[k]), f64_mulmod(y, __dsub_rn(wb, 0x1p52), c)));
-                    lo1[k] = bits(__dadd_rn(dbl(lo1[k]), f64_mulmod(y, __dsub_rn(wa, 0x1p52), c)));
+                    lo0[k] = bits(__dadd_rn(dbl(lo0[k]), f64_mulmod(y, u2d(wb), c)));
+                    lo1[k] = bits(__dadd_rn(dbl(lo1[k]), f64_mulmod(y, u2d(wa), c)));
                 } else {
-                    const uint64_t wb = kp ? kbl[x] | (uint64_t)kbh[x] << 32 : kb[x];
-                    const uint64_t wa = kp ? kal[x] | (uint64_t)kah[x] << 32 : ka[x];
                     hepa_mac64(v[k], wb, &hi0[k], &lo0[k]);
                     hepa_mac64(v[k], wa, &hi1[k], &lo1[k]);
                 }

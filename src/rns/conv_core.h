@@ -47,13 +47,6 @@ HEPA_HD double hepa_conv_frac_add(double f, const uint64_t *tab, unsigned k, uin
 #endif
 }
 
-/* y_t in [0, t) from v_0 .. v_(ns-1) (read at v[k·vstride]); u = round(fraction) when exact,
- * else 0. Each term v_k·hat_k is one Shoup multiplication (any 64-bit v_k; hat_k < t), reduced
- * to [0, t) and added mod t (sums below 2t < 2^63 for t < 2^62), and the exact variant's
- * u·(t - S mod t) mod t is looked up (u <= ns): no 128-bit sums and no Barrett reduction. On
- * the device that is about a third of the instructions of a 128-bit sum with one Barrett
- * reduction, which the conversion kernel ran before (H100, ModUp at 2^16/33 with digits of two
- * limbs: 430 µs, issue-bound at 66% with 13% of DRAM bandwidth). */
 /* Target t's words, its ns hat words (their Shoup companions follow at + ns·nt) and its ns + 1
  * corrections (ns = tab[0], passed by callers that know it at compile time). */
 HEPA_HD const uint64_t *hepa_conv_tg(const uint64_t *tab, unsigned ns, unsigned t) {
@@ -67,6 +60,13 @@ HEPA_HD const uint64_t *hepa_conv_corr(const uint64_t *tab, unsigned ns, unsigne
     return tab + 4 + 4 * (size_t)ns + 5 * nt + 2 * (size_t)ns * nt + (size_t)t * (ns + 1);
 }
 
+/* y_t in [0, t) from v_0 .. v_(ns-1) (read at v[k·vstride]); u = round(fraction) when exact,
+ * else 0. Each term v_k·hat_k is one Shoup multiplication (any 64-bit v_k; hat_k < t), reduced
+ * to [0, t) and added mod t (sums below 2t < 2^63 for t < 2^62), and the exact variant's
+ * u·(t - S mod t) mod t is looked up (u <= ns): no 128-bit sums and no Barrett reduction. On
+ * the device that is about a third of the instructions of a 128-bit sum with one Barrett
+ * reduction, which the conversion kernel ran before (H100, ModUp at 2^16/33 with digits of two
+ * limbs: 430 µs, issue-bound at 66% with 13% of DRAM bandwidth). */
 HEPA_HD uint64_t hepa_conv_target_ns(const uint64_t *tab, unsigned ns, unsigned t,
                                      const uint64_t *v, unsigned vstride, uint64_t u) {
     const uint64_t q = hepa_conv_tg(tab, ns, t)[0];
