@@ -73,6 +73,20 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
     }
     TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     d->stream = st;
+    {
+        // HELPER STREAM, of the highest priority: its blocks are scheduled first when both
+        // streams have some waiting (key switching puts its short branch there)
+        int least = 0, greatest = 0;
+        cudaStream_t h = NULL;
+        TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        TRY(cudaStreamCreateWithPriority(&h, cudaStreamNonBlocking, greatest));
+        d->helper = h;
+        for (int k = 0; k < 2; ++k) {
+            cudaEvent_t ev = NULL;
+            TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+            d->fork_ev[k] = ev;
+        }
+    }
     TRY(cudaDeviceGetDefaultMemPool(&pool, d->device));
     {
         // Keep freed blocks in the pool instead of returning them to the driver at every
@@ -173,9 +187,26 @@ extern "C" void _hepa_dev_ring_free(hepa_ring *ring) {
     cudaFree(d->limbs);
     cudaFree(d->idmap);
     cudaFree(d->rescale);
+    if (d->helper) cudaStreamDestroy((cudaStream_t)d->helper);
+    for (int k = 0; k < 2; ++k)
+        if (d->fork_ev[k]) cudaEventDestroy((cudaEvent_t)d->fork_ev[k]);
     if (d->stream) cudaStreamDestroy((cudaStream_t)d->stream);
     free(d);
     ring->dev = NULL;
+}
+
+extern "C" hepa_status _hepa_dev_fork(const hepa_ring *ring) {
+    const hepa_ring_device *d = ring->dev;
+    CHECK(cudaEventRecord((cudaEvent_t)d->fork_ev[0], (cudaStream_t)d->stream));
+    CHECK(cudaStreamWaitEvent((cudaStream_t)d->helper, (cudaEvent_t)d->fork_ev[0], 0));
+    return HEPA_OK;
+}
+
+extern "C" hepa_status _hepa_dev_join(const hepa_ring *ring) {
+    const hepa_ring_device *d = ring->dev;
+    CHECK(cudaEventRecord((cudaEvent_t)d->fork_ev[1], (cudaStream_t)d->helper));
+    CHECK(cudaStreamWaitEvent((cudaStream_t)d->stream, (cudaEvent_t)d->fork_ev[1], 0));
+    return HEPA_OK;
 }
 
 extern "C" hepa_status _hepa_dev_sync(const hepa_ring *ring) {

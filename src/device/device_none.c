@@ -39,6 +39,14 @@ hepa_status _hepa_dev_ntt_forward2(const struct hepa_ring *ring, size_t level, u
     (void)ring, (void)level, (void)out_a, (void)in_a, (void)out_b, (void)in_b;
     return HEPA_ERR_NO_DEVICE;
 }
+hepa_status _hepa_dev_fork(const struct hepa_ring *ring) {
+    (void)ring;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status _hepa_dev_join(const struct hepa_ring *ring) {
+    (void)ring;
+    return HEPA_ERR_NO_DEVICE;
+}
 hepa_status _hepa_dev_ntt_inverse(const struct hepa_ring *ring, size_t level, uint64_t *out,
                                   const uint64_t *in) {
     (void)ring, (void)level, (void)out, (void)in;
@@ -62,18 +70,19 @@ int _hepa_dev_ks_packed(const struct hepa_ring *ring) {
 hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, size_t K,
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
                                     const uint64_t *ext, const uint64_t *c,
-                                    const unsigned char *key, size_t comp, uint64_t packed) {
+                                    const unsigned char *key, size_t comp, uint64_t packed,
+                                    size_t i0, size_t ni) {
     (void)ring, (void)level, (void)K, (void)alpha, (void)dnum, (void)t0, (void)t1, (void)ext,
-        (void)c, (void)key, (void)comp, (void)packed;
+        (void)c, (void)key, (void)comp, (void)packed, (void)i0, (void)ni;
     return HEPA_ERR_NO_DEVICE;
 }
 hepa_status _hepa_dev_ntt_moddown(const struct hepa_ring *ring, size_t level, uint64_t *out0,
                                   uint64_t *out1, uint64_t *mid, const uint64_t *t0,
                                   const uint64_t *t1, const uint64_t *y0, const uint64_t *y1,
                                   const uint64_t *conv_aux, const uint64_t *scale_aux,
-                                  const uint64_t *add0, const uint64_t *add1) {
+                                  const uint64_t *add0, const uint64_t *add1, int phase) {
     (void)ring, (void)level, (void)out0, (void)out1, (void)t0, (void)t1, (void)y0, (void)y1,
-        (void)conv_aux, (void)scale_aux, (void)mid, (void)add0, (void)add1;
+        (void)conv_aux, (void)scale_aux, (void)mid, (void)add0, (void)add1, (void)phase;
     return HEPA_ERR_NO_DEVICE;
 }
 hepa_status _hepa_dev_elementwise(const struct hepa_ring *ring, size_t level, hepa_ew_op op,

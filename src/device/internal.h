@@ -46,6 +46,9 @@ typedef struct hepa_ring_device {
                             * butterflies for such limbs (ntt_cuda.cu, FP64 LIMBS) */
     int pdl;               /* compute capability 9.0 or later: the NTT kernels are launched with
                             * programmatic dependent launch (ntt_cuda.cu, PDL) */
+    void *helper;          /* cudaStream_t, owned, of the highest priority: work that overlaps the
+                            * ring's stream (_hepa_dev_fork / _hepa_dev_join) */
+    void *fork_ev[2];      /* cudaEvent_t, owned: the fork's and the join's */
 } hepa_ring_device;
 
 /* Limbs with q below this run their NTT butterflies on the FP64 pipe (ntt_cuda.cu, FP64 LIMBS,
@@ -59,6 +62,15 @@ struct hepa_ring;
  * path). On failure nothing is left allocated. */
 hepa_status _hepa_dev_ring_init(struct hepa_ring *ring);
 void _hepa_dev_ring_free(struct hepa_ring *ring);
+/* HELPER STREAM. _hepa_dev_fork: work then enqueued on the helper stream (through a copy of the
+ * ring whose hepa_ring_device copy has stream = helper, as dev_keyswitch in rns/keyswitch.c makes
+ * one) runs after everything enqueued on the ring's stream so far, and beside
+ * what is enqueued there next; _hepa_dev_join: work enqueued on the ring's stream from then on runs
+ * after everything enqueued on the helper stream so far. Neither synchronises the host. A fork is
+ * always to be followed by a join, also after an error, so that the ring's stream stays behind
+ * all the work of a call. */
+hepa_status _hepa_dev_fork(const struct hepa_ring *ring);
+hepa_status _hepa_dev_join(const struct hepa_ring *ring);
 /* Waits for all work enqueued on the ring's stream. */
 hepa_status _hepa_dev_sync(const struct hepa_ring *ring);
 
@@ -138,7 +150,10 @@ hepa_status _hepa_dev_ntt_modup1(const struct hepa_ring *ring, size_t count, siz
  * same kernel: t0 / t1 limb e = Σ_j limb ⊙ digit j's b / a of modulus mod(e), as
  * _hepa_dev_ks_inner. ext is left in an intermediate state; its digits' own limbs are never read.
  * The key: 2·dnum components of comp bytes in the PACKED KEYS layout of `packed`
- * (rns/ksk_layout.h). */
+ * (rns/ksk_layout.h). _hepa_dev_ks_rows_inner's launch covers the extended limbs i0 .. i0 + ni - 1
+ * in the order special primes first (e = level .. level + K - 1), then e = 0 .. level - 1: (0,
+ * level + K) is all of them, (0, K) the special primes', (K, level) the Q limbs'
+ * (HEPA_ERR_INVALID_ARGUMENT for an empty or out-of-range span). */
 hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count, size_t run,
                                      uint64_t *ext, const uint64_t *coef, const uint32_t *map,
                                      const uint64_t *aux);
@@ -149,7 +164,8 @@ int _hepa_dev_ks_packed(const struct hepa_ring *ring);
 hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, size_t K,
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
                                     const uint64_t *ext, const uint64_t *c,
-                                    const unsigned char *key, size_t comp, uint64_t packed);
+                                    const unsigned char *key, size_t comp, uint64_t packed,
+                                    size_t i0, size_t ni);
 
 /* Key switching's ModDown after its inverse NTT of P and, for K > 1, its conversion (n >= 2^13;
  * HEPA_ERR_UNSUPPORTED below): out_k[i] = (t_k[i] - NTT_i(y_k))·s_i for i < level, k = 0, 1, in
@@ -160,12 +176,14 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
  * _hepa_dev_ntt_modup1). mid (2·level limbs) holds the pair between the passes; y_k may lie in
  * it at + k·level·n (transformed in place). add0 / add1 (level limbs each, or NULL): added to
  * out0 / out1 as the last pass stores (hepa_keyswitch_add). The last pass reads t_k and add_k at
- * each word before it writes out_k there, so out_k may equal either. */
+ * each word before it writes out_k there, so out_k may equal either. phase: 0 the whole NTT; 1
+ * every pass but the last (reads y_k, writes mid; t_k, add_k and out_k untouched); 2 the last
+ * pass alone, after a phase-1 call with the same mid; another phase: HEPA_ERR_INVALID_ARGUMENT. */
 hepa_status _hepa_dev_ntt_moddown(const struct hepa_ring *ring, size_t level, uint64_t *out0,
                                   uint64_t *out1, uint64_t *mid, const uint64_t *t0,
                                   const uint64_t *t1, const uint64_t *y0, const uint64_t *y1,
                                   const uint64_t *conv_aux, const uint64_t *scale_aux,
-                                  const uint64_t *add0, const uint64_t *add1);
+                                  const uint64_t *add0, const uint64_t *add1, int phase);
 
 typedef enum { HEPA_EW_ADD, HEPA_EW_SUB, HEPA_EW_NEG, HEPA_EW_MUL, HEPA_EW_MUL_SCALAR } hepa_ew_op;
 /* Element-wise op over level·n words: out = a op b. NEG ignores b. MUL_SCALAR ignores b and

@@ -1197,7 +1197,7 @@ __global__ void __launch_bounds__(128, 3)
                          const unsigned char *key, const uint64_t *__restrict__ tables,
                          const hepa_dev_limb *__restrict__ limbs, unsigned logn, unsigned l,
                          unsigned L, unsigned E, unsigned dnum, unsigned alpha, size_t comp,
-                         uint64_t packed) {
+                         uint64_t packed, unsigned i0) {
     pdl_wait(); // PDL
     pdl_trigger();
     constexpr int GB = 8, CB = 0, S = 0;
@@ -1207,8 +1207,10 @@ __global__ void __launch_bounds__(128, 3)
     extern __shared__ uint64_t smem_dyn[];
     const size_t n = (size_t)1 << logn;
     // the E - l special primes' limbs first: they take the integer rows, slower than the FP64
-    // rows of 40-bit limbs, and as the grid's last blocks they drew out its last wave
-    const unsigned e = blockIdx.y < E - l ? l + blockIdx.y : blockIdx.y - (E - l);
+    // rows of 40-bit limbs, and as the grid's last blocks they drew out its last wave (a launch
+    // may be rows i0 ... of that order: see _hepa_dev_ks_rows_inner)
+    const unsigned iy = i0 + blockIdx.y;
+    const unsigned e = iy < E - l ? l + iy : iy - (E - l);
     const unsigned mi = e < l ? e : L + e - l;
     const unsigned lane = threadIdx.x & 31, warp = 0, tl = threadIdx.x >> 5;
     const size_t row = (size_t)blockIdx.x * 4 + tl;
@@ -1494,6 +1496,7 @@ struct FxArgs {
     uint64_t *fin_b = nullptr;                       // FX_MODDOWN*, FX_RESCALE: pair's 2nd output
     const uint64_t *acc = nullptr, *acc_b = nullptr; // FX_MODDOWN*: added as stored, or NULL
     size_t run = 0;                                  // FX_MODUP1: map entries per source limb
+    bool last_only = false; // forward, n >= 2^13: only the last pass (after a cols_only call)
 };
 template <bool INV, bool FUSED, int FX = FX_NONE>
 cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
@@ -1577,6 +1580,12 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
     launch_tile<M, 3, 8, 1, INV, false, false>(out, IN, nullptr, ring, level, 8,               \
                                                n >> (M + 3), st, out_b, INB, map, 5, 1u << (8 + M))
     if constexpr (!INV) {
+        auto last_pass = [&]() {
+            return ROWS(RESC || MDOWN ? fin : out, false, out, RESC || MDOWN ? in2 : nullptr, true,
+                        RESC || MDOWN ? fx.fin_b : out_b, out_b, XF2);
+        };
+        // the last pass alone (ModDown's second half after a cols_only call: dev_keyswitch)
+        if (fx.last_only) return cols_only || logn < 13 ? cudaErrorInvalidValue : last_pass();
         switch (logn) { // columns first (top bits down), then rows
         case 13:
             e = COLS1(5);
@@ -1607,8 +1616,7 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
             break;
         }
         if (e != cudaSuccess || cols_only) return e;
-        return ROWS(RESC || MDOWN ? fin : out, false, out, RESC || MDOWN ? in2 : nullptr, true,
-                    RESC || MDOWN ? fx.fin_b : out_b, out_b, XF2);
+        return last_pass();
     } else {
         // rows first, then columns; a pair (no FUSED caller has one) reads in_b, then out_b
         e = ROWS(out, FUSED, in, in2, false, out_b, in_b, 0);
@@ -1759,10 +1767,11 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
                                                size_t alpha, size_t dnum, uint64_t *t0,
                                                uint64_t *t1, const uint64_t *ext, const uint64_t *c,
                                                const unsigned char *key, size_t comp,
-                                               uint64_t packed) {
+                                               uint64_t packed, size_t i0, size_t ni) {
     if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
     const size_t n = ring->n, E = level + K;
-    const dim3 grid((unsigned)(n >> 10), (unsigned)E);
+    if (i0 >= E || ni == 0 || ni > E - i0) return HEPA_ERR_INVALID_ARGUMENT;
+    const dim3 grid((unsigned)(n >> 10), (unsigned)ni);
     const size_t smem = (size_t)KS_ROWS_SMEM_WORDS * sizeof(uint64_t);
     // FP64 rows from n = 2^16: measured on an H100 (hepa-bench --ks, multiply + relinearize, two
     // A/B runs against the integer rows): 2^16/33/P=1 1537, 1536 -> 1451, 1444 µs; P=2 1312,
@@ -1783,7 +1792,7 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     ce = launch_k(true, ring, k, grid, 128, smem, (cudaStream_t)ring->dev->stream, t0, t1, ext, c,
                   key, (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
                   (unsigned)ring->log_n, (unsigned)level, (unsigned)(ring->num_moduli - K),
-                  (unsigned)E, (unsigned)dnum, (unsigned)alpha, comp, packed);
+                  (unsigned)E, (unsigned)dnum, (unsigned)alpha, comp, packed, (unsigned)i0);
     return _hepa_dev_status(ce, "key-switch ModUp row pass + inner product");
 }
 
@@ -1795,15 +1804,18 @@ extern "C" hepa_status _hepa_dev_ntt_moddown(const hepa_ring *ring, size_t level
                                              const uint64_t *t1, const uint64_t *y0,
                                              const uint64_t *y1, const uint64_t *conv_aux,
                                              const uint64_t *scale_aux, const uint64_t *add0,
-                                             const uint64_t *add1) {
+                                             const uint64_t *add1, int phase) {
     if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
+    if (phase < 0 || phase > 2) return HEPA_ERR_INVALID_ARGUMENT;
     FxArgs fx;
+    fx.last_only = phase == 2;
+    const bool first_only = phase == 1;
     fx.aux2 = scale_aux, fx.in2_b = t1, fx.fin_b = out1, fx.acc = add0, fx.acc_b = add1;
     uint64_t *mid1 = mid + level * ring->n;
     const cudaError_t e =
         conv_aux ? run_ntt<false, false, FX_MODDOWN1>(ring, level, mid, y0, t0, mid1, y1, nullptr,
-                                                      out0, conv_aux, false, fx)
+                                                      out0, conv_aux, first_only, fx)
                  : run_ntt<false, false, FX_MODDOWN>(ring, level, mid, y0, t0, mid1, y1, nullptr,
-                                                     out0, nullptr, false, fx);
+                                                     out0, nullptr, first_only, fx);
     return _hepa_dev_status(e, "ModDown NTT");
 }

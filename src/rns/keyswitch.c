@@ -385,10 +385,52 @@ hepa_status _hepa_ks_modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint
         const hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
         if (s != HEPA_OK) return s;
         return _hepa_dev_ks_rows_inner(r, l, ks->K, ks->alpha, dnum_of(ks, l), t0, t1, ext, c,
-                                       key->data, key->comp, key->packed);
+                                       key->data, key->comp, key->packed, 0, l + ks->K);
     }
     hepa_status s = _hepa_ks_modup(ks, l, ext, c, tmp);
     return s != HEPA_OK ? s : _hepa_ks_inner(ks, l, t0, t1, ext, key);
+}
+
+/* ModDown on the device, n >= 2^13 (t1 = t0 + (l + K)·n is hepa_keyswitch_add's layout): phase
+ * 1 enqueues, through `on` (the ring or its helper view), the inverse NTT of the P limbs, for
+ * K > 1 the conversion, and the forward NTT's passes but the last, into tmp; phase 2 the last
+ * pass, with the subtract-and-scale and the adds; phase 0 both. Phase 1 reads and writes only
+ * t0 / t1's P limbs and tmp, so it may run beside the row pass of the Q limbs. */
+/* ModDown's start on the device, enqueued through `on`: the inverse NTT of t0 / t1's P limbs in
+ * place, then with conv their conversion to the l Q limbs into tmp (the pair at tmp, tmp + l·n). */
+static hepa_status dev_moddown_p(const hepa_ks *ks, const hepa_ring *on, size_t l, uint64_t *t0,
+                                 uint64_t *t1, uint64_t *tmp, int conv) {
+    const size_t n = on->n, K = ks->K;
+    const uint32_t *pm = ks->dmaps + ks->p_map[l];
+    hepa_status s;
+    /* one launch when t1 follows t0 (hepa_keyswitch_add's layout; single-limb transforms are
+     * latency bound: two launches of 2^16 took 27 µs on an H100) */
+    if (t1 == t0 + (l + K) * n)
+        s = _hepa_dev_ntt_map(on, 1, t0, t0, pm, 2 * K);
+    else if ((s = _hepa_dev_ntt_map(on, 1, t0, t0, pm, K)) == HEPA_OK)
+        s = _hepa_dev_ntt_map(on, 1, t1, t1, pm, K);
+    if (s != HEPA_OK || !conv) return s;
+    const uint64_t *tab = ks->dtabs + ks->down_tab[l];
+    const uint64_t smax = hepa_conv_smax(ks->tabs + ks->down_tab[l]);
+    const hepa_conv_job jobs[2] = {{tab, t0 + l * n, tmp, NULL, 0, 0, smax},
+                                   {tab, t1 + l * n, tmp + l * n, NULL, 0, 0, smax}};
+    return _hepa_dev_conv(on, jobs, 2, K, 1);
+}
+
+static hepa_status dev_moddown(const hepa_ks *ks, const hepa_ring *on, size_t l, uint64_t *out0,
+                               uint64_t *out1, uint64_t *t0, uint64_t *t1, uint64_t *tmp,
+                               const uint64_t *add0, const uint64_t *add1, int phase) {
+    const size_t n = on->n, K = ks->K;
+    if (phase != 2) {
+        const hepa_status s = dev_moddown_p(ks, on, l, t0, t1, tmp, K > 1);
+        if (s != HEPA_OK) return s;
+    }
+    /* fused: the subtract-and-scale (and the adds) in the NTT's last pass and, for K = 1, the
+     * conversion in its first; tmp holds the pair between the passes */
+    const uint64_t *conv1 = K == 1 ? ks->ddown + 1 + 3 * ks->L : NULL;
+    return _hepa_dev_ntt_moddown(on, l, out0, out1, tmp, t0, t1, K == 1 ? t0 + l * n : tmp,
+                                 K == 1 ? t1 + l * n : tmp + l * n, conv1, ks->ddown, add0, add1,
+                                 phase);
 }
 
 /* ModDown, then out_k += add_k where add_k is not NULL (in the pass that writes out_k: its last
@@ -401,30 +443,9 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
     const size_t n = r->n, K = ks->K;
     const uint64_t *tab_h = ks->tabs + ks->down_tab[l];
     if (on_device(r)) {
-        const uint32_t *pm = ks->dmaps + ks->p_map[l];
+        if (r->log_n >= 13) return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, 0);
         hepa_status s;
-        /* the P limbs of t0 and t1: one launch when t1 follows t0 (hepa_keyswitch's layout;
-         * single-limb transforms are latency bound: two launches of 2^16 took 27 µs on an H100) */
-        if (t1 == t0 + (l + K) * n)
-            s = _hepa_dev_ntt_map(r, 1, t0, t0, pm, 2 * K);
-        else if ((s = _hepa_dev_ntt_map(r, 1, t0, t0, pm, K)) == HEPA_OK)
-            s = _hepa_dev_ntt_map(r, 1, t1, t1, pm, K);
-        if (s != HEPA_OK) return s;
-        const uint64_t *tab = ks->dtabs + ks->down_tab[l];
-        const uint64_t smax = hepa_conv_smax(tab_h);
-        const hepa_conv_job jobs[2] = {{tab, t0 + l * n, tmp, NULL, 0, 0, smax},
-                                       {tab, t1 + l * n, tmp + l * n, NULL, 0, 0, smax}};
-        /* fused: the subtract-and-scale (and the adds) in the NTT's last pass and, for K = 1,
-         * the conversion in its first; tmp holds the pair between the passes */
-        if (r->log_n >= 13) {
-            if (K == 1)
-                return _hepa_dev_ntt_moddown(r, l, out0, out1, tmp, t0, t1, t0 + l * n, t1 + l * n,
-                                             ks->ddown + 1 + 3 * ks->L, ks->ddown, add0, add1);
-            if ((s = _hepa_dev_conv(r, jobs, 2, K, 1)) != HEPA_OK) return s;
-            return _hepa_dev_ntt_moddown(r, l, out0, out1, tmp, t0, t1, tmp, tmp + l * n, NULL,
-                                         ks->ddown, add0, add1);
-        }
-        if ((s = _hepa_dev_conv(r, jobs, 2, K, 1)) != HEPA_OK ||
+        if ((s = dev_moddown_p(ks, r, l, t0, t1, tmp, 1)) != HEPA_OK ||
             (s = _hepa_dev_ntt_forward2(r, l, tmp, tmp, tmp + l * n, tmp + l * n)) != HEPA_OK)
             return s;
         return _hepa_dev_sub_scale(r, l, 2, out0, t0, tmp, out1, t1, tmp + l * n, ks->pinv,
@@ -447,6 +468,41 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
         }
     }
     return HEPA_OK;
+}
+
+/* Key switching on the device from n = 2^16, in hepa_keyswitch_add's layout: the row pass of
+ * the special primes' limbs (the first K blocks rows of ks_rows_inner_kernel's order) and
+ * ModDown up to its last pass run on the HELPER STREAM (device/internal.h), beside the row pass
+ * of the Q limbs on the ring's stream: ModDown's start needs only t0 / t1's P limbs, and its
+ * launches are small (the inverse NTT of the P pair: 128 and 64 blocks at 2^16, latency bound)
+ * where the Q rows are long and memory bound. Measured on an H100 (tensor + hepa_keyswitch_add,
+ * same call, against ModUp + inner product then ModDown on the ring's stream alone): 2^16/33
+ * P = 1 1017.6, 1014.3 -> 1003.0, 1002.8 µs; P = 4 638.5, 638.2 -> 633.0, 631.9; P = 2, 3 within
+ * 3 µs either way; 2^17/61/1 6275 -> 6265; but 2^15/17/1 213.5 -> 230.2 (there the Q rows are
+ * 1.4 waves, and the helper's blocks, scheduled first, lengthen them), so n = 2^13 .. 2^15 keep
+ * the one stream. */
+static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
+                                 uint64_t *t0, uint64_t *t1, uint64_t *ext, const uint64_t *c,
+                                 uint64_t *tmp, const hepa_ksk *key, const uint64_t *add0,
+                                 const uint64_t *add1) {
+    const hepa_ring *r = ks->ring;
+    const size_t K = ks->K, dn = dnum_of(ks, l);
+    hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
+    if (s != HEPA_OK || (s = _hepa_dev_fork(r)) != HEPA_OK) return s;
+    /* the ring as seen through the helper stream */
+    hepa_ring hv = *r;
+    hepa_ring_device hd = *r->dev;
+    hd.stream = hd.helper;
+    hv.dev = &hd;
+    s = _hepa_dev_ks_rows_inner(&hv, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
+                                key->packed, 0, K);
+    if (s == HEPA_OK) s = dev_moddown(ks, &hv, l, out0, out1, t0, t1, tmp, add0, add1, 1);
+    if (s == HEPA_OK)
+        s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
+                                    key->packed, K, l);
+    const hepa_status sj = _hepa_dev_join(r); /* also after an error */
+    if (s != HEPA_OK || (s = sj) != HEPA_OK) return s;
+    return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, 2);
 }
 
 hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
@@ -483,7 +539,10 @@ hepa_status hepa_keyswitch_add(const hepa_ks *ks, hepa_poly *out0, hepa_poly *ou
     }
     if (s != HEPA_OK) return s;
     uint64_t *ext = buf, *t0 = ext + dn * E * n, *t1 = t0 + E * n, *tmp = t1 + E * n;
-    if ((s = _hepa_ks_modup_inner(ks, l, t0, t1, ext, c->data, tmp, key)) == HEPA_OK)
+    if (on_device(r) && r->log_n >= 16)
+        s = dev_keyswitch(ks, l, out0->data, out1->data, t0, t1, ext, c->data, tmp, key,
+                          add0 ? add0->data : NULL, add1 ? add1->data : NULL);
+    else if ((s = _hepa_ks_modup_inner(ks, l, t0, t1, ext, c->data, tmp, key)) == HEPA_OK)
         s = moddown(ks, l, out0->data, out1->data, t0, t1, tmp, add0 ? add0->data : NULL,
                     add1 ? add1->data : NULL);
     if (on_device(r))
