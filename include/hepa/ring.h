@@ -81,7 +81,9 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_ring_sync(const hepa_ring *ring);
 
 /* The CUDA stream (a cudaStream_t) on which the ring enqueues its device work, for ordering
  * your own kernels, copies and events with hepa's; NULL on the CPU backend. The ring owns it:
- * do not destroy it. */
+ * do not destroy it. Key switching from n = 2^16 also runs part of its work on a second stream
+ * of the ring, forked from this one and joined back into it within the call (CUDA events), so
+ * work before and after the call on this stream is ordered with all of it. */
 HEPA_API void *hepa_ring_cuda_stream(const hepa_ring *ring);
 
 /* 1 if this build contains the CUDA code and at least one GPU is usable, else 0. */
