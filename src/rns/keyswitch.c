@@ -391,11 +391,6 @@ hepa_status _hepa_ks_modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint
     return s != HEPA_OK ? s : _hepa_ks_inner(ks, l, t0, t1, ext, key);
 }
 
-/* ModDown on the device, n >= 2^13 (t1 = t0 + (l + K)·n is hepa_keyswitch_add's layout): phase
- * 1 enqueues, through `on` (the ring or its helper view), the inverse NTT of the P limbs, for
- * K > 1 the conversion, and the forward NTT's passes but the last, into tmp; phase 2 the last
- * pass, with the subtract-and-scale and the adds; phase 0 both. Phase 1 reads and writes only
- * t0 / t1's P limbs and tmp, so it may run beside the row pass of the Q limbs. */
 /* ModDown's start on the device, enqueued through `on`: the inverse NTT of t0 / t1's P limbs in
  * place, then with conv their conversion to the l Q limbs into tmp (the pair at tmp, tmp + l·n). */
 static hepa_status dev_moddown_p(const hepa_ks *ks, const hepa_ring *on, size_t l, uint64_t *t0,
@@ -417,6 +412,11 @@ static hepa_status dev_moddown_p(const hepa_ks *ks, const hepa_ring *on, size_t 
     return _hepa_dev_conv(on, jobs, 2, K, 1);
 }
 
+/* ModDown on the device, n >= 2^13 (t1 = t0 + (l + K)·n is hepa_keyswitch_add's layout): phase
+ * 1 enqueues, through `on` (the ring or its helper view), the inverse NTT of the P limbs, for
+ * K > 1 the conversion, and the forward NTT's passes but the last, into tmp; phase 2 the last
+ * pass, with the subtract-and-scale and the adds; phase 0 both. Phase 1 reads and writes only
+ * t0 / t1's P limbs and tmp, so it may run beside the row pass of the Q limbs. */
 static hepa_status dev_moddown(const hepa_ks *ks, const hepa_ring *on, size_t l, uint64_t *out0,
                                uint64_t *out1, uint64_t *t0, uint64_t *t1, uint64_t *tmp,
                                const uint64_t *add0, const uint64_t *add1, int phase) {
@@ -471,7 +471,7 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
 }
 
 /* Key switching on the device from n = 2^16, in hepa_keyswitch_add's layout: the row pass of
- * the special primes' limbs (the first K blocks rows of ks_rows_inner_kernel's order) and
+ * the special primes' limbs (the first K block rows of ks_rows_inner_kernel's grid) and
  * ModDown up to its last pass run on the HELPER STREAM (device/internal.h), beside the row pass
  * of the Q limbs on the ring's stream: ModDown's start needs only t0 / t1's P limbs, and its
  * launches are small (the inverse NTT of the P pair: 128 and 64 blocks at 2^16, latency bound)
