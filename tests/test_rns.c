@@ -528,6 +528,32 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
             hepa_poly_destroy(a0), hepa_poly_destroy(a1), hepa_poly_destroy(w0);
             hepa_poly_destroy(w1), hepa_poly_destroy(g0), hepa_poly_destroy(g1);
         }
+        { /* hepa_mul_relin == hepa_poly_tensor then hepa_keyswitch_add(d0, d1): into fresh
+           * outputs, in place on a (out = a), and squaring (b = a) */
+            hepa_poly *x[4], *d[3], *g0 = poly_of(r, l), *g1 = poly_of(r, l);
+            for (int k = 0; k < 4; ++k)
+                x[k] = poly_of(r, l), rand_poly(&t, x[k], HEPA_DOMAIN_NTT);
+            for (int k = 0; k < 3; ++k)
+                d[k] = poly_of(r, l);
+            T_OK(hepa_poly_tensor(d[0], d[1], d[2], x[0], x[1], x[2], x[3]));
+            T_OK(hepa_keyswitch_add(ks, d[0], d[1], d[2], key, d[0], d[1]));
+            rand_poly(&t, g0, HEPA_DOMAIN_COEFF), rand_poly(&t, g1, HEPA_DOMAIN_COEFF);
+            T_OK(hepa_mul_relin(ks, g0, g1, x[0], x[1], x[2], x[3], key));
+            cr_assert(hepa_poly_domain(g0) == HEPA_DOMAIN_NTT &&
+                      hepa_poly_domain(g1) == HEPA_DOMAIN_NTT);
+            cr_assert(polys_equal(g0, d[0]) && polys_equal(g1, d[1]), "mul_relin, level %zu", l);
+            T_OK(hepa_mul_relin(ks, x[0], x[1], x[0], x[1], x[2], x[3], key));
+            cr_assert(polys_equal(x[0], d[0]) && polys_equal(x[1], d[1]), "mul_relin in place");
+            T_OK(hepa_poly_tensor(d[0], d[1], d[2], x[2], x[3], x[2], x[3]));
+            T_OK(hepa_keyswitch_add(ks, d[0], d[1], d[2], key, d[0], d[1]));
+            T_OK(hepa_mul_relin(ks, x[3], x[2], x[2], x[3], x[2], x[3], key)); /* swapped */
+            cr_assert(polys_equal(x[3], d[0]) && polys_equal(x[2], d[1]), "mul_relin squaring");
+            for (int k = 0; k < 4; ++k)
+                hepa_poly_destroy(x[k]);
+            for (int k = 0; k < 3; ++k)
+                hepa_poly_destroy(d[k]);
+            hepa_poly_destroy(g0), hepa_poly_destroy(g1);
+        }
         T_OK(hepa_poly_drop(sl, s));
         T_OK(hepa_poly_drop(s2l, s2));
         T_OK(hepa_poly_mul(e, o1, sl));
@@ -620,6 +646,20 @@ Test(keyswitch, bad_input) {
     T_STATUS(hepa_keyswitch_add(ks, o0, o1, c, key, ac, NULL), HEPA_ERR_DOMAIN);
     T_STATUS(hepa_keyswitch_add(ks, o0, o1, c, key, NULL, ac), HEPA_ERR_DOMAIN);
     T_OK(hepa_keyswitch_add(ks, o0, o1, c, key, NULL, NULL));
+    /* hepa_mul_relin: NULLs, the same output twice, another ring / context / level, above L,
+     * an input in the coefficient domain */
+    T_STATUS(hepa_mul_relin(NULL, o0, o1, c, c, c, c, key), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_mul_relin(ks, NULL, o1, c, c, c, c, key), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_mul_relin(ks, o0, o1, c, NULL, c, c, key), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_mul_relin(ks, o0, o1, c, c, c, c, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_mul_relin(ks, o0, o0, c, c, c, c, key), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_mul_relin(ks, o0, o1, c, c, ax, c, key), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_mul_relin(ks, o0, o1, c, c, c, c, key2), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_mul_relin(ks, o0, o1low, c, c, c, c, key), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_mul_relin(ks, o0, o1, c, o1low, c, c, key), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_mul_relin(ks, o0, o1, top, top, top, top, key), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_mul_relin(ks, o0, o1, c, c, c, ac, key), HEPA_ERR_DOMAIN);
+    T_OK(hepa_mul_relin(ks, o0, o1, c, c, c, c, key));
     hepa_poly *all[] = {s, sl, sx, c, o0, o1, top, o1low, ac, ax};
     for (size_t k = 0; k < sizeof all / sizeof *all; ++k) hepa_poly_destroy(all[k]);
     hepa_ksk_destroy(key), hepa_ksk_destroy(key2), hepa_ksk_destroy(NULL);

@@ -179,19 +179,16 @@ hepa_status ckks_add(ckks_ctx *ctx, ckks_ct *out, const ckks_ct *a, const ckks_c
 }
 
 /* (d0, d1, d2) = (a0, a1) ⊗ (b0, b1) decrypts under (1, s, s^2); key switching d2 from s^2 to s
- * gives (k0, k1) with k0 + k1·s ≈ d2·s^2, so (d0 + k0, d1 + k1) decrypts under (1, s)
- * (hepa_keyswitch_add does the switch and the two additions in place). */
+ * gives (k0, k1) with k0 + k1·s ≈ d2·s^2, so (d0 + k0, d1 + k1) decrypts under (1, s).
+ * hepa_mul_relin does all of it in one call (the same words as hepa_poly_tensor then
+ * hepa_keyswitch_add, without the d polynomials). */
 hepa_status ckks_mul(ckks_ctx *ctx, ckks_ct *out, const ckks_ct *a, const ckks_ct *b) {
     const size_t l = ckks_ct_level(a);
     if (l != ckks_ct_level(b)) return HEPA_ERR_MISMATCH;
     TRY(ct_alloc(ctx, out, l));
     out->scale = a->scale * b->scale;
-    hepa_status s = HEPA_OK;
-    hepa_poly *d2 = new_poly(ctx, l, &s);
-    if (s == HEPA_OK &&
-        (s = hepa_poly_tensor(out->c0, out->c1, d2, a->c0, a->c1, b->c0, b->c1)) == HEPA_OK)
-        s = hepa_keyswitch_add(ctx->ks, out->c0, out->c1, d2, ctx->relin, out->c0, out->c1);
-    hepa_poly_destroy(d2);
+    const hepa_status s =
+        hepa_mul_relin(ctx->ks, out->c0, out->c1, a->c0, a->c1, b->c0, b->c1, ctx->relin);
     if (s != HEPA_OK) ckks_ct_free(out);
     return s;
 }

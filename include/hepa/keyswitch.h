@@ -104,6 +104,24 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_keyswitch_add(const hepa_ks *ks, hepa_p
                                                        const hepa_ksk *key, const hepa_poly *add0,
                                                        const hepa_poly *add1);
 
+/* Multiply and relinearize: (out0, out1) = (d0, d1) + key switch of d2 under rlk, where
+ * (d0, d1, d2) = (a0, a1) ⊗ (b0, b1) as hepa_poly_tensor computes it (d0 = a0·b0,
+ * d1 = a0·b1 + a1·b0, d2 = a1·b1). With rlk a key from s^2 to s, (out0, out1) decrypts under s
+ * to the product of what (a0, a1) and (b0, b1) decrypt to. The same words as hepa_poly_tensor
+ * then hepa_keyswitch_add(ks, out0, out1, d2, rlk, d0, d1), without the d0, d1, d2 polynomials:
+ * d2 goes to scratch (l limbs more than hepa_keyswitch_add's), d0 and d1 straight to out0,
+ * out1; the tensor is one pass as in hepa_poly_tensor. The four inputs and two outputs of one
+ * ring and level l <= L; inputs in the NTT domain; outputs take it. out0, out1
+ * may alias any input (in place: out0 = a0, out1 = a1), b may be a (squaring); out0 != out1.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, out0 == out1), HEPA_ERR_MISMATCH (another ring, a key
+ * of another context, levels differ or above L), HEPA_ERR_DOMAIN (an input in the coefficient
+ * domain), HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_DEVICE; on an error the outputs' words are
+ * unspecified unless the error is one of the argument checks (then untouched). */
+HEPA_API HEPA_NODISCARD hepa_status hepa_mul_relin(const hepa_ks *ks, hepa_poly *out0,
+                                                   hepa_poly *out1, const hepa_poly *a0,
+                                                   const hepa_poly *a1, const hepa_poly *b0,
+                                                   const hepa_poly *b1, const hepa_ksk *rlk);
+
 /* Raw tier of the three steps, on buffers in the ring backend's memory, compact extended layout
  * (E = l + K limbs of n words), no argument checks, nothing allocated beyond what each states.
  *   _hepa_ks_modup:     ext (dnum(l)·E limbs, digit j at + j·E·n) = ModUp of c (l limbs, NTT

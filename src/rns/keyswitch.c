@@ -470,6 +470,15 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
     return HEPA_OK;
 }
 
+/* The ring as seen through its HELPER STREAM (device/internal.h): a copy whose device struct
+ * names the helper, so the device functions enqueue there without a stream parameter. */
+static void helper_view(const hepa_ring *r, hepa_ring *hv, hepa_ring_device *hd) {
+    *hv = *r;
+    *hd = *r->dev;
+    hd->stream = hd->helper;
+    hv->dev = hd;
+}
+
 /* Key switching on the device from n = 2^16, in hepa_keyswitch_add's layout: the row pass of
  * the special primes' limbs (the first K block rows of ks_rows_inner_kernel's grid) and
  * ModDown up to its last pass run on the HELPER STREAM (device/internal.h), beside the row pass
@@ -489,11 +498,9 @@ static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     const size_t K = ks->K, dn = dnum_of(ks, l);
     hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
     if (s != HEPA_OK || (s = _hepa_dev_fork(r)) != HEPA_OK) return s;
-    /* the ring as seen through the helper stream */
-    hepa_ring hv = *r;
-    hepa_ring_device hd = *r->dev;
-    hd.stream = hd.helper;
-    hv.dev = &hd;
+    hepa_ring hv;
+    hepa_ring_device hd;
+    helper_view(r, &hv, &hd);
     s = _hepa_dev_ks_rows_inner(&hv, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
                                 key->packed, 0, K);
     if (s == HEPA_OK) s = dev_moddown(ks, &hv, l, out0, out1, t0, t1, tmp, add0, add1, 1);
@@ -508,6 +515,55 @@ static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, ui
 hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                              uint64_t *t0, uint64_t *t1, uint64_t *tmp) {
     return moddown(ks, l, out0, out1, t0, t1, tmp, NULL, NULL);
+}
+
+/* The tensor's inputs of hepa_mul_relin (device or host words, l limbs each). */
+typedef struct mul_in {
+    const uint64_t *a0, *a1, *b0, *b1;
+} mul_in;
+
+/* (out0, out1) = (add0, add1) + key switch of c, l limbs, with the scratch allocated here. With
+ * mul (hepa_mul_relin): c is NULL; the tensor product goes to add0 = out0, add1 = out1 and d2 to
+ * scratch first. (Measured on an H100 and dropped: d2 alone first, then d0 and d1 on the helper
+ * stream beside ModUp, with a full grid or 1, 2 or 4 blocks per SM: 2^16/33/P1 1005 -> 1014 to
+ * 1028 µs, P3 678 -> 691 to 700, 2^15/17 214 -> 218 to 226. ModUp's kernels lost more than the
+ * 35 µs of d0 / d1 that the overlap hid.) */
+static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
+                                 const uint64_t *c, const hepa_ksk *key, const uint64_t *add0,
+                                 const uint64_t *add1, const mul_in *mul) {
+    const hepa_ring *r = ks->ring;
+    const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l);
+    const size_t words = (dn * E + 2 * E + 2 * l + (mul ? l : 0)) * n;
+    const int dev = on_device(r);
+    uint64_t *buf = NULL;
+    hepa_status s;
+    if (dev) {
+        s = _hepa_dev_alloc(r, (void **)&buf, words * sizeof *buf);
+    } else {
+        buf = malloc(words * sizeof *buf);
+        s = buf ? HEPA_OK : HEPA_ERR_OUT_OF_MEMORY;
+    }
+    if (s != HEPA_OK) return s;
+    uint64_t *ext = buf, *t0 = ext + dn * E * n, *t1 = t0 + E * n, *tmp = t1 + E * n;
+    if (mul) {
+        uint64_t *d2 = tmp + 2 * l * n;
+        c = d2;
+        if (dev)
+            s = _hepa_dev_tensor(r, l, out0, out1, d2, mul->a0, mul->a1, mul->b0, mul->b1);
+        else
+            _hepa_host_tensor(r, l, out0, out1, d2, mul->a0, mul->a1, mul->b0, mul->b1);
+    }
+    if (s == HEPA_OK) {
+        if (dev && r->log_n >= 16)
+            s = dev_keyswitch(ks, l, out0, out1, t0, t1, ext, c, tmp, key, add0, add1);
+        else if ((s = _hepa_ks_modup_inner(ks, l, t0, t1, ext, c, tmp, key)) == HEPA_OK)
+            s = moddown(ks, l, out0, out1, t0, t1, tmp, add0, add1);
+    }
+    if (dev)
+        _hepa_dev_free(r, buf);
+    else
+        free(buf);
+    return s;
 }
 
 hepa_status hepa_keyswitch_add(const hepa_ks *ks, hepa_poly *out0, hepa_poly *out1,
@@ -527,28 +583,29 @@ hepa_status hepa_keyswitch_add(const hepa_ks *ks, hepa_poly *out0, hepa_poly *ou
     if (c->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
     for (int k = 0; k < 2; ++k)
         if (adds[k] && adds[k]->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
-    const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l);
-    const size_t words = (dn * E + 2 * E + 2 * l) * n;
-    uint64_t *buf = NULL;
-    hepa_status s;
-    if (on_device(r)) {
-        s = _hepa_dev_alloc(r, (void **)&buf, words * sizeof *buf);
-    } else {
-        buf = malloc(words * sizeof *buf);
-        s = buf ? HEPA_OK : HEPA_ERR_OUT_OF_MEMORY;
-    }
-    if (s != HEPA_OK) return s;
-    uint64_t *ext = buf, *t0 = ext + dn * E * n, *t1 = t0 + E * n, *tmp = t1 + E * n;
-    if (on_device(r) && r->log_n >= 16)
-        s = dev_keyswitch(ks, l, out0->data, out1->data, t0, t1, ext, c->data, tmp, key,
-                          add0 ? add0->data : NULL, add1 ? add1->data : NULL);
-    else if ((s = _hepa_ks_modup_inner(ks, l, t0, t1, ext, c->data, tmp, key)) == HEPA_OK)
-        s = moddown(ks, l, out0->data, out1->data, t0, t1, tmp, add0 ? add0->data : NULL,
-                    add1 ? add1->data : NULL);
-    if (on_device(r))
-        _hepa_dev_free(r, buf);
-    else
-        free(buf);
+    const hepa_status s = keyswitch_run(ks, l, out0->data, out1->data, c->data, key,
+                                        add0 ? add0->data : NULL, add1 ? add1->data : NULL, NULL);
+    if (s == HEPA_OK) out0->domain = out1->domain = HEPA_DOMAIN_NTT;
+    return s;
+}
+
+hepa_status hepa_mul_relin(const hepa_ks *ks, hepa_poly *out0, hepa_poly *out1, const hepa_poly *a0,
+                           const hepa_poly *a1, const hepa_poly *b0, const hepa_poly *b1,
+                           const hepa_ksk *rlk) {
+    if (!ks || !out0 || !out1 || !a0 || !a1 || !b0 || !b1 || !rlk) return HEPA_ERR_INVALID_ARGUMENT;
+    if (out0 == out1) return HEPA_ERR_INVALID_ARGUMENT;
+    const hepa_ring *r = ks->ring;
+    const size_t l = a0->level;
+    if (out0->ring != r || out1->ring != r || rlk->ks != ks) return HEPA_ERR_MISMATCH;
+    const hepa_poly *in[4] = {a0, a1, b0, b1};
+    for (int k = 0; k < 4; ++k)
+        if (in[k]->ring != r || in[k]->level != l) return HEPA_ERR_MISMATCH;
+    if (l > ks->L || out0->level != l || out1->level != l) return HEPA_ERR_MISMATCH;
+    for (int k = 0; k < 4; ++k)
+        if (in[k]->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
+    const mul_in mul = {a0->data, a1->data, b0->data, b1->data};
+    const hepa_status s =
+        keyswitch_run(ks, l, out0->data, out1->data, NULL, rlk, out0->data, out1->data, &mul);
     if (s == HEPA_OK) out0->domain = out1->domain = HEPA_DOMAIN_NTT;
     return s;
 }

@@ -268,6 +268,28 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
         twin_check(a0, "key switch + add in place, out0", n);
         twin_check(a1, "key switch + add in place, out1", n);
         twin_free(c2), twin_free(a0), twin_free(a1), twin_free(k0), twin_free(k1);
+        /* hepa_mul_relin (the tensor's d2 first, d0 and d1 on the helper stream beside ModUp):
+         * into fresh (poisoned) outputs, then in place on a, then squaring with the outputs
+         * swapped onto b; the host's is checked against tensor + keyswitch_add in test_rns.c */
+        twin x[4];
+        for (int k = 0; k < 4; ++k)
+            x[k] = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT);
+        twin m0 = twin_out(&p, l), m1 = twin_out(&p, l);
+        T_OK(hepa_mul_relin(kh, m0.h, m1.h, x[0].h, x[1].h, x[2].h, x[3].h, keyh));
+        T_OK(hepa_mul_relin(kd, m0.d, m1.d, x[0].d, x[1].d, x[2].d, x[3].d, keyd));
+        twin_check(m0, "mul_relin out0", n);
+        twin_check(m1, "mul_relin out1", n);
+        T_OK(hepa_mul_relin(kh, x[0].h, x[1].h, x[0].h, x[1].h, x[2].h, x[3].h, keyh));
+        T_OK(hepa_mul_relin(kd, x[0].d, x[1].d, x[0].d, x[1].d, x[2].d, x[3].d, keyd));
+        twin_check(x[0], "mul_relin in place, out0", n);
+        twin_check(x[1], "mul_relin in place, out1", n);
+        T_OK(hepa_mul_relin(kh, x[3].h, x[2].h, x[2].h, x[3].h, x[2].h, x[3].h, keyh));
+        T_OK(hepa_mul_relin(kd, x[3].d, x[2].d, x[2].d, x[3].d, x[2].d, x[3].d, keyd));
+        twin_check(x[3], "mul_relin squaring, out0", n);
+        twin_check(x[2], "mul_relin squaring, out1", n);
+        for (int k = 0; k < 4; ++k)
+            twin_free(x[k]);
+        twin_free(m0), twin_free(m1);
     }
     { /* digits at the edges of their range (ModUp converts each digit's coefficients) */
         twin c = twin_edges(&p, L), o0 = twin_out(&p, L), o1 = twin_out(&p, L);
