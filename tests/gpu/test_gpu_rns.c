@@ -27,6 +27,14 @@ static void pair_init(pair *p, size_t n, size_t L, size_t K, unsigned bits) {
     T_OK(hepa_ring_create(&p->gpu, n, p->q, p->M, HEPA_BACKEND_CUDA));
 }
 
+/* The same with the moduli given (L + K of them). */
+static void pair_init_q(pair *p, size_t n, size_t L, size_t K, const uint64_t *q) {
+    p->n = n, p->M = L + K;
+    memcpy(p->q, q, p->M * sizeof *q);
+    T_OK(hepa_ring_create(&p->cpu, n, p->q, p->M, HEPA_BACKEND_CPU));
+    T_OK(hepa_ring_create(&p->gpu, n, p->q, p->M, HEPA_BACKEND_CUDA));
+}
+
 static void pair_clear(pair *p) {
     hepa_ring_destroy(p->cpu);
     hepa_ring_destroy(p->gpu);
@@ -198,11 +206,16 @@ Test(gpu_rns, convert) {
 }
 
 /* Keys from the same seed on both backends, then one key switch per level: bit-identical. */
-static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned bits) {
+/* qx: NULL (test_ks_moduli's primes of `bits`) or the L + K moduli. */
+static void check_keyswitch_q(size_t n, size_t L, size_t K, size_t alpha, unsigned bits,
+                              const uint64_t *qx) {
     test_rng t;
     test_rng_init(&t);
     pair p;
-    pair_init(&p, n, L, K, bits);
+    if (qx)
+        pair_init_q(&p, n, L, K, qx);
+    else
+        pair_init(&p, n, L, K, bits);
     const size_t M = p.M;
     hepa_ks *kh = NULL, *kd = NULL;
     T_OK(hepa_ks_create(&kh, p.cpu, K, alpha));
@@ -313,6 +326,25 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
     pair_clear(&p);
 }
 
+static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned bits) {
+    check_keyswitch_q(n, L, K, alpha, bits, NULL);
+}
+
+/* One-limb digits on a ring of mixed sizes, for modup1_cols_kernel's CENTRED SOURCE routes:
+ * FP64 targets (below 2^47) much smaller than their source (the reduced route: 46 and 50-bit
+ * sources into 30 and 40-bit targets), and an integer target just above 2^47 that the centred
+ * value of the 50-bit source exceeds (|x_c| mod q); q_0 of 60 bits keeps the plain route.
+ * Q = {60, 46, 30, 50, 40 bits}, P = {the first NTT prime above 2^47}. */
+static void check_keyswitch_mixed(size_t n) {
+    uint64_t q[6];
+    const unsigned bits[5] = {60, 46, 30, 50, 40};
+    for (int i = 0; i < 5; ++i)
+        cr_assert_eq(test_primes_1mod_desc(q + i, 1, bits[i], 2 * (uint64_t)n), 1);
+    q[5] = test_next_prime_1mod((uint64_t)1 << 47, 2 * (uint64_t)n);
+    cr_assert(q[5] > ((uint64_t)1 << 47) && q[5] < q[3] / 2, "P %llu", (unsigned long long)q[5]);
+    check_keyswitch_q(n, 5, 1, 0, 0, q);
+}
+
 Test(gpu_rns, keyswitch_small) {
     check_keyswitch(256, 3, 2, 0, 40);   /* one-block NTTs, a short last digit */
     check_keyswitch(1024, 20, 1, 0, 40); /* 20 digits: the inner product folds past 16 */
@@ -331,6 +363,8 @@ Test(gpu_rns, keyswitch_small) {
     /* one-limb digits on a ring without FP64 limbs: ntt_tile_kernel's XF 4 columns (rings with
      * FP64 limbs take modup1_cols_kernel, several targets per block) */
     check_keyswitch(8192, 4, 1, 0, 62);
+    check_keyswitch_mixed(8192);  /* the column pass of one n = 2^13 ... 2^17 */
+    check_keyswitch_mixed(65536); /* and the helper-stream path */
     /* one-limb digits at n = 2^15 and 2^16 (issue 6's sizes) at quick sizes; from 2^16 the
      * fused row pass runs the 40-bit limbs on the FP64 pipe, q_0 and P on the integer path */
     check_keyswitch(32768, 5, 1, 0, 40);
