@@ -1044,7 +1044,9 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
     // Integer targets (q >= 2^47) take |x_c| mod q with the sign applied. Measured on an H100
     // (ncu, caches flushed, the fused ModUp's launch): 2^16/33/P=1 452.7 -> 428.2 µs (warp
     // instructions 212 M -> 191 M), 2^17/61 3.49 -> 3.26 ms, 2^15/17 66.1 -> 61.7 µs; tensor +
-    // key switch at 2^17/61 6244-6267 -> 6069-6079 µs. The kernel now spills 32 bytes under its
+    // key switch at 2^17/61 6244-6267 -> 6069-6079 µs. (At 2^16 in place, at boost clocks, the
+    // packed pass gained only 2 µs: 427-429 -> 426-427 µs with the inverse NTT before it.) The
+    // kernel now spills 32 bytes under its
     // 64-register cap (4 before; 36 -> 78 MB of local loads at 2^16); a version with one loop
     // per kind of source spilled more (44-140 bytes).
     const bool cen = inv_s > 0x1p-50;
