@@ -1046,9 +1046,8 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
     // instructions 212 M -> 191 M), 2^17/61 3.49 -> 3.26 ms, 2^15/17 66.1 -> 61.7 µs; tensor +
     // key switch at 2^17/61 6244-6267 -> 6069-6079 µs. (At 2^16 in place, at boost clocks, the
     // packed pass gained only 2 µs: 427-429 -> 426-427 µs with the inverse NTT before it.) The
-    // kernel now spills 32 bytes under its
-    // 64-register cap (4 before; 36 -> 78 MB of local loads at 2^16); a version with one loop
-    // per kind of source spilled more (44-140 bytes).
+    // kernel now spills 32 bytes under its 64-register cap (4 before; 36 -> 78 MB of local
+    // loads at 2^16); a version with one loop per kind of source spilled more (44-140 bytes).
     const bool cen = inv_s > 0x1p-50;
     const double qsd = cen ? f64_round(__drcp_rn(inv_s)) : 0.0;
     const unsigned b0 = load_base<GB, CB, false>(lane, warp);
