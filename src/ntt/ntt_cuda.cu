@@ -1036,7 +1036,7 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
     const bool src52 = inv_s > 0x1p-52; // q_s < 2^52: the FP64 route applies to FP64 targets
     // CENTRED SOURCE. For q_s < 2^50 (every 40-bit digit) x[k] holds, as double bits, the centred
     // x_c = x - u·q_s (|x_c| <= q_s/2, exact), the same for all targets: an FP64 target needs
-    // only x_c mod q, and where q_s < 2q it takes x_c as it is (|x_c| < q, within FP64 LIMBS'
+    // only x_c mod q, and where q_s < 1.96q it takes x_c as it is (|x_c| < q, within FP64 LIMBS'
     // bounds: 9 stages then stay below 10.2q < 13q; the pass's store makes the words canonical,
     // so they are the words of the reduced route). Before, every target converted, selected
     // and reduced each word (about 10 instructions per element and target, in a kernel bound by

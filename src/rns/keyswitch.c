@@ -470,15 +470,6 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
     return HEPA_OK;
 }
 
-/* The ring as seen through its HELPER STREAM (device/internal.h): a copy whose device struct
- * names the helper, so the device functions enqueue there without a stream parameter. */
-static void helper_view(const hepa_ring *r, hepa_ring *hv, hepa_ring_device *hd) {
-    *hv = *r;
-    *hd = *r->dev;
-    hd->stream = hd->helper;
-    hv->dev = hd;
-}
-
 /* Key switching on the device from n = 2^16, in hepa_keyswitch_add's layout: the row pass of
  * the special primes' limbs (the first K block rows of ks_rows_inner_kernel's grid) and
  * ModDown up to its last pass run on the HELPER STREAM (device/internal.h), beside the row pass
@@ -498,9 +489,11 @@ static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     const size_t K = ks->K, dn = dnum_of(ks, l);
     hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
     if (s != HEPA_OK || (s = _hepa_dev_fork(r)) != HEPA_OK) return s;
-    hepa_ring hv;
-    hepa_ring_device hd;
-    helper_view(r, &hv, &hd);
+    /* the ring as seen through the helper stream */
+    hepa_ring hv = *r;
+    hepa_ring_device hd = *r->dev;
+    hd.stream = hd.helper;
+    hv.dev = &hd;
     s = _hepa_dev_ks_rows_inner(&hv, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
                                 key->packed, 0, K);
     if (s == HEPA_OK) s = dev_moddown(ks, &hv, l, out0, out1, t0, t1, tmp, add0, add1, 1);

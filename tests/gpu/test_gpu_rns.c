@@ -281,9 +281,10 @@ static void check_keyswitch_q(size_t n, size_t L, size_t K, size_t alpha, unsign
         twin_check(a0, "key switch + add in place, out0", n);
         twin_check(a1, "key switch + add in place, out1", n);
         twin_free(c2), twin_free(a0), twin_free(a1), twin_free(k0), twin_free(k1);
-        /* hepa_mul_relin (the tensor's d2 first, d0 and d1 on the helper stream beside ModUp):
-         * into fresh (poisoned) outputs, then in place on a, then squaring with the outputs
-         * swapped onto b; the host's is checked against tensor + keyswitch_add in test_rns.c */
+        /* hepa_mul_relin (the tensor into the outputs and d2 into scratch, then
+         * hepa_keyswitch_add's path): into fresh (poisoned) outputs, then in place on a, then
+         * squaring with the outputs swapped onto b; the host's is checked against tensor +
+         * keyswitch_add in test_rns.c */
         twin x[4];
         for (int k = 0; k < 4; ++k)
             x[k] = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT);
