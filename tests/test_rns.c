@@ -13,6 +13,7 @@
 #include "hepa/ring.h"
 #include "hepa/rns.h"
 #include "hepa/sample.h"
+#include "rns/ksk_layout.h"
 
 static hepa_ring *ring_of(size_t n, const uint64_t *q, size_t M) {
     hepa_ring *r = NULL;
@@ -666,4 +667,33 @@ Test(keyswitch, bad_input) {
     hepa_rng_destroy(g);
     hepa_ks_destroy(ks), hepa_ks_destroy(ks2), hepa_ks_destroy(NULL);
     hepa_ring_destroy(r), hepa_ring_destroy(r2);
+}
+
+/* PACKED COLUMNS' high-byte order (rns/ksk_layout.h): a permutation of [0, n) for every n the
+ * device packs at (and every multiple of 1024 up to 2^17), pairs (x even) adjacent, and each
+ * 32-byte sector = 8 adjacent columns of 4 consecutive 256-word rows. */
+Test(ksk_layout, pcol_hi) {
+    for (size_t n = 1024; n <= ((size_t)1 << 17); n *= 2) {
+        unsigned char *seen = calloc(n, 1);
+        cr_assert(seen);
+        for (size_t x = 0; x < n; ++x) {
+            const size_t h = hepa_pcol_hi(x);
+            cr_assert(h < n && !seen[h], "n %zu: x %zu -> %zu", n, x, h);
+            seen[h] = 1;
+            if (!(x & 1)) cr_assert_eq(hepa_pcol_hi(x + 1), h + 1);
+            /* the sector of x: its row block (x >> 10), tile ((x & 255) >> 3); inside it,
+             * row (x >> 8) & 3 and column x & 7 */
+            cr_assert_eq(h >> 5, (x >> 10) * 32 + ((x & 255) >> 3), "n %zu x %zu", n, x);
+            cr_assert_eq(h & 31, ((x >> 8) & 3) * 8 + (x & 7), "n %zu x %zu", n, x);
+        }
+        /* the conversion kernel's pair order: even words, each once, high bytes at 2p */
+        memset(seen, 0, n);
+        for (size_t p = 0; p < n / 2; ++p) {
+            const size_t x = hepa_pcol_pair(p);
+            cr_assert(x < n && !(x & 1) && !seen[x], "n %zu: pair %zu -> %zu", n, p, x);
+            seen[x] = 1;
+            cr_assert_eq(hepa_pcol_hi(x), 2 * p, "n %zu pair %zu", n, p);
+        }
+        free(seen);
+    }
 }

@@ -913,11 +913,12 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_mod_mul(in[gx], in2[gx], &mod); // [0, q)
         } else if (XF == 6 && xpk) {
-            // hepa_pack5_get(in + off, n, gx - off) by hand: the call gives other address
-            // arithmetic (different PTX), not yet measured on a GPU
+            // the word of PACKED COLUMNS by hand (ksk_layout.h; a call gave other address
+            // arithmetic, different PTX, not measured)
             const uint32_t *lo = reinterpret_cast<const uint32_t *>(in + off);
-            v[k] = lo[gx - off] | (uint64_t) reinterpret_cast<const uint8_t *>(lo)[4 * n + gx - off]
-                                      << 32;
+            v[k] = lo[gx - off] |
+                   (uint64_t) reinterpret_cast<const uint8_t *>(lo)[4 * n + hepa_pcol_hi(gx - off)]
+                       << 32;
         } else {
             v[k] = in[gx];
         }
@@ -959,10 +960,10 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
             if (acc) x = hepa_mod_add(x, acc[gx], c.q);
         }
         if (XF == 6 && xpk) { // PACKED COLUMNS (x in [0, q): the FP64 stages end in f64_out)
-            // hepa_pack5_put(out + off, n, gx - off, x) by hand (see the load above)
+            // hepa_pcol_put(out + off, n, gx - off, x) by hand (see the load above)
             uint32_t *lo = reinterpret_cast<uint32_t *>(out + off);
             lo[gx - off] = (uint32_t)x;
-            reinterpret_cast<uint8_t *>(lo)[4 * n + gx - off] = (uint8_t)(x >> 32);
+            reinterpret_cast<uint8_t *>(lo)[4 * n + hepa_pcol_hi(gx - off)] = (uint8_t)(x >> 32);
             continue;
         }
         out[gx] = x;
@@ -1123,7 +1124,7 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
         if (pack && c.f64 && lc.q < KS_PACK_BELOW) { // PACKED COLUMNS
 #pragma unroll
             for (int k = 0; k < 8; ++k)
-                hepa_pack5_put(
+                hepa_pcol_put(
                     o, n, gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S), v[k]);
             continue;
         }
@@ -1289,7 +1290,9 @@ __global__ void __launch_bounds__(128, 3)
     // digit j's data row into dbuf
     auto issue_data = [&](unsigned j) {
         if constexpr (PACKED) {
-            // a packed row: its low 32 bits (1 KiB), then its high bytes (256)
+            // a packed row: its low 32 bits (1 KiB), then its high bytes (256, in column
+            // order in dbuf: tile t's 8 bytes from the block's 1 KiB of PACKED COLUMNS' high
+            // bytes, row tl of each 32-byte sector; .ca, so the block's 4 rows share the sectors)
             const bool p = pk && j != own;
             const char *slice = reinterpret_cast<const char *>(ext + ((size_t)j * E + e) * n);
             const char *d = j == own ? reinterpret_cast<const char *>(cin + (size_t)e * n + gx0)
@@ -1300,8 +1303,9 @@ __global__ void __launch_bounds__(128, 3)
                 const unsigned b = 16 * (lane + 32 * t);
                 if (!p || t < 2)
                     cp_async16(db + b, d + b);
-                else if (t == 2 && lane < 16)
-                    cp_async16(db + 1024 + 16 * lane, slice + 4 * n + gx0 + 16 * lane);
+                else if (t == 2)
+                    cp_async8(db + 1024 + 8 * lane,
+                              slice + 4 * n + (gx0 & ~1023u) + 32 * lane + 8 * tl);
             }
         } else {
             const uint64_t *d =

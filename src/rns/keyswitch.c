@@ -470,7 +470,7 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
     return HEPA_OK;
 }
 
-/* Key switching on the device from n = 2^16, in hepa_keyswitch_add's layout: the row pass of
+/* Key switching on the device at n = 2^16, in hepa_keyswitch_add's layout: the row pass of
  * the special primes' limbs (the first K block rows of ks_rows_inner_kernel's grid) and
  * ModDown up to its last pass run on the HELPER STREAM (device/internal.h), beside the row pass
  * of the Q limbs on the ring's stream: ModDown's start needs only t0 / t1's P limbs, and its
@@ -480,7 +480,9 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
  * P = 1 1017.6, 1014.3 -> 1003.0, 1002.8 µs; P = 4 638.5, 638.2 -> 633.0, 631.9; P = 2, 3 within
  * 3 µs either way; 2^17/61/1 6275 -> 6265; but 2^15/17/1 213.5 -> 230.2 (there the Q rows are
  * 1.4 waves, and the helper's blocks, scheduled first, lengthen them), so n = 2^13 .. 2^15 keep
- * the one stream. */
+ * the one stream. Since PACKED COLUMNS' sector order (hepa_pcol_hi), 2^17/61/1 is faster on the
+ * one stream too (hepa_mul_relin 6018, 6011, 6031 -> 5989, 5991, 5992 µs), so only 2^16 uses the
+ * helper (there P = 4 still gains about 10 µs: 625.5 against 635.6 on the one stream). */
 static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                                  uint64_t *t0, uint64_t *t1, uint64_t *ext, const uint64_t *c,
                                  uint64_t *tmp, const hepa_ksk *key, const uint64_t *add0,
@@ -547,7 +549,7 @@ static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, ui
             _hepa_host_tensor(r, l, out0, out1, d2, mul->a0, mul->a1, mul->b0, mul->b1);
     }
     if (s == HEPA_OK) {
-        if (dev && r->log_n >= 16)
+        if (dev && r->log_n == 16)
             s = dev_keyswitch(ks, l, out0, out1, t0, t1, ext, c, tmp, key, add0, add1);
         else if ((s = _hepa_ks_modup_inner(ks, l, t0, t1, ext, c, tmp, key)) == HEPA_OK)
             s = moddown(ks, l, out0, out1, t0, t1, tmp, add0, add1);

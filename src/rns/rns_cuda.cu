@@ -169,7 +169,7 @@ __device__ __forceinline__ uint64_t conv_target_f64(const uint64_t *tab, unsigne
 
 template <int NS, bool F64>
 __device__ __forceinline__ void conv_pair(const hepa_conv_job &jb, const uint64_t *tab, size_t n,
-                                          size_t x, int exact) {
+                                          size_t x, size_t hi, int exact) {
     const unsigned nt = (unsigned)tab[1];
     uint64_t v0[NS], v1[NS];
     double d0[NS], d1[NS]; // v as doubles for the FP64 route
@@ -195,6 +195,9 @@ __device__ __forceinline__ void conv_pair(const hepa_conv_job &jb, const uint64_
         for (int k = 0; k < NS; ++k)
             d0[k] = u2d(v0[k]), d1[k] = u2d(v1[k]);
     }
+    // byte offsets of the stores, 32 bits (n <= HEPA_RING_MAX_N = 2^20: below 2^23); size_t
+    // ones cost the FP64 build 8 registers (72 -> 80: 6 blocks per SM instead of 7)
+    const unsigned off_lo = 4 * (unsigned)x, off_hi = 4 * (unsigned)n + (unsigned)hi;
     for (unsigned t = 0; t < nt; ++t) {
         const uint64_t *tg = hepa_conv_tg(tab, NS, t);
         uint64_t y0, y1;
@@ -206,11 +209,13 @@ __device__ __forceinline__ void conv_pair(const hepa_conv_job &jb, const uint64_
             y0 = hepa_conv_target_ns(tab, NS, t, v0, 1, u0);
             y1 = hepa_conv_target_ns(tab, NS, t, v1, 1, u1);
         }
-        uint64_t *limb = jb.out + hepa_conv_out_limb(tab, t) * n;
-        if (conv_packed(jb, tab, t)) {
-            hepa_pack5_put2(limb, n, x, y0, y1);
+        unsigned char *limb =
+            reinterpret_cast<unsigned char *>(jb.out + hepa_conv_out_limb(tab, t) * n);
+        if (conv_packed(jb, tab, t)) { // hepa_pcol_put2 with 32-bit offsets
+            *reinterpret_cast<uint2 *>(limb + off_lo) = uint2{(uint32_t)y0, (uint32_t)y1};
+            *reinterpret_cast<uint16_t *>(limb + off_hi) = (uint16_t)((y0 >> 32) | (y1 >> 32) << 8);
         } else {
-            *reinterpret_cast<ulonglong2 *>(limb + x) = ulonglong2{y0, y1};
+            *reinterpret_cast<ulonglong2 *>(limb + 2 * off_lo) = ulonglong2{y0, y1};
         }
     }
 }
@@ -232,7 +237,7 @@ __device__ void conv_any(const hepa_conv_job &jb, const uint64_t *tab, size_t n,
             const uint64_t y = hepa_conv_target(tab, t, v, kConvThreads, u);
             uint64_t *limb = jb.out + hepa_conv_out_limb(tab, t) * n;
             if (conv_packed(jb, tab, t))
-                hepa_pack5_put(limb, n, xx, y);
+                hepa_pcol_put(limb, n, xx, y);
             else
                 limb[xx] = y;
         }
@@ -248,21 +253,25 @@ template <bool F64> __global__ void conv_kernel(const Jobs jobs, int logn, int e
     extern __shared__ uint64_t vs[];
     const hepa_conv_job jb = jobs.j[blockIdx.y];
     const size_t n = (size_t)1 << logn;
-    const size_t x = 2 * ((size_t)blockIdx.x * blockDim.x + threadIdx.x);
-    if (x >= n) return;
+    const size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x; // pair index
+    if (2 * p >= n) return;
+    // PACKED COLUMNS (jb.pack: n >= 2^13): pairs in sector order, so the high bytes of pair p
+    // sit at 2p (hepa_pcol_pair; in element order a warp's high bytes touch 8 sectors, each a
+    // quarter, the rest written by 3 other blocks)
+    const size_t x = jb.pack ? hepa_pcol_pair(p) : 2 * p;
     const uint64_t *tab = jb.tab;
     switch (any ? 0 : tab[0]) { // the same for the whole block
     case 1:
-        conv_pair<1, F64>(jb, tab, n, x, exact);
+        conv_pair<1, F64>(jb, tab, n, x, 2 * p, exact);
         break;
     case 2:
-        conv_pair<2, F64>(jb, tab, n, x, exact);
+        conv_pair<2, F64>(jb, tab, n, x, 2 * p, exact);
         break;
     case 3:
-        conv_pair<3, F64>(jb, tab, n, x, exact);
+        conv_pair<3, F64>(jb, tab, n, x, 2 * p, exact);
         break;
     case 4:
-        conv_pair<4, F64>(jb, tab, n, x, exact);
+        conv_pair<4, F64>(jb, tab, n, x, 2 * p, exact);
         break;
     default:
         conv_any(jb, tab, n, x, exact, vs);
