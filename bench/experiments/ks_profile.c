@@ -1,0 +1,84 @@
+/* bench/experiments/ks_profile.c - a minimal driver for profiling one hepa_mul_relin under Nsight
+ * Compute: issue 6's ring (N = 2^logn, Q = one 60-bit prime + L - 1 40-bit primes, P = K 60-bit
+ * primes, digit size = K, as hepa-bench --ks), a fresh relinearization key, three warm-up calls,
+ * then one call between cudaProfilerStart and cudaProfilerStop, so `--profile-from-start off`
+ * sees exactly one multiply + relinearize.
+ *
+ *   cc -O2 -I include -I/usr/local/cuda/include -o ksprof bench/experiments/ks_profile.c \
+ *      -L build-gpu -lhepa -lcudart -L/usr/local/cuda/lib64 -Wl,-rpath,build-gpu
+ *   ncu --profile-from-start off --metrics gpu__time_duration.sum,dram__bytes_read.sum,... \
+ *      --csv ./ksprof 16 33 3
+ *
+ * Results: bench/results/2026-11-23-h100-ks-kernels-9715d8f.md. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cuda_profiler_api.h>
+
+#include "hepa/keyswitch.h"
+#include "hepa/primes.h"
+#include "hepa/rns.h"
+#include "hepa/sample.h"
+
+#define HK(x)                                                                                      \
+    do {                                                                                           \
+        const hepa_status s_ = (x);                                                                \
+        if (s_ != HEPA_OK) {                                                                       \
+            fprintf(stderr, "%s: %s\n", #x, hepa_status_string(s_));                               \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s LOG2_N L K   (e.g. 16 33 3)\n", argv[0]);
+        return 2;
+    }
+    const size_t logn = strtoul(argv[1], NULL, 10), L = strtoul(argv[2], NULL, 10),
+                 K = strtoul(argv[3], NULL, 10);
+    if (logn < 10 || logn > 17 || L < 2 || L > 64 || K < 1 || K > 8) {
+        fprintf(stderr, "LOG2_N in [10, 17], L in [2, 64], K in [1, 8]\n");
+        return 2;
+    }
+    const size_t n = (size_t)1 << logn, M = L + K;
+    uint64_t q[72], big[9];
+    HK(hepa_primes_ntt(big, K + 1, 60, n));
+    HK(hepa_primes_ntt(q + 1, L - 1, 40, n));
+    q[0] = big[0];
+    for (size_t k = 0; k < K; ++k)
+        q[L + k] = big[1 + k];
+    hepa_ring *r;
+    HK(hepa_ring_create(&r, n, q, M, HEPA_BACKEND_CUDA));
+    hepa_ks *ks;
+    HK(hepa_ks_create(&ks, r, K, 0));
+    uint8_t seed[32] = {3};
+    hepa_rng *g;
+    HK(hepa_rng_create(&g, seed));
+    hepa_poly *s, *s2, *p[6];
+    HK(hepa_poly_create(&s, r, M));
+    HK(hepa_poly_create(&s2, r, M));
+    HK(hepa_sample_ternary(g, s));
+    HK(hepa_poly_to_ntt(s));
+    HK(hepa_poly_mul(s2, s, s));
+    hepa_ksk *key;
+    HK(hepa_ksk_create(&key, ks, s2, s, g));
+    for (int i = 0; i < 6; ++i) {
+        HK(hepa_poly_create(&p[i], r, L));
+        HK(hepa_sample_uniform(g, p[i], HEPA_DOMAIN_NTT));
+    }
+    for (int i = 0; i < 3; ++i)
+        HK(hepa_mul_relin(ks, p[4], p[5], p[0], p[1], p[2], p[3], key));
+    HK(hepa_ring_sync(r));
+    cudaProfilerStart();
+    HK(hepa_mul_relin(ks, p[4], p[5], p[0], p[1], p[2], p[3], key));
+    HK(hepa_ring_sync(r));
+    cudaProfilerStop();
+    for (int i = 0; i < 6; ++i)
+        hepa_poly_destroy(p[i]);
+    hepa_poly_destroy(s), hepa_poly_destroy(s2);
+    hepa_ksk_destroy(key);
+    hepa_rng_destroy(g);
+    hepa_ks_destroy(ks);
+    hepa_ring_destroy(r);
+    return 0;
+}
