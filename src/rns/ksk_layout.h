@@ -82,13 +82,16 @@ HEPA_HD void hepa_pcol_put(void *limb, size_t n, size_t x, uint64_t w) {
 }
 
 #ifdef __CUDACC__
-/* Words x and x + 1 (x even) of PACKED COLUMNS in one 8-byte and one 2-byte access; hi =
- * hepa_pcol_hi(x) (= hepa_pcol_hi(x + 1) - 1), passed in because the conversion kernel knows it
- * as 2p (hepa_pcol_pair): computing it here cost the kernel 8 registers. */
-static __device__ __forceinline__ void hepa_pcol_put2(void *limb, size_t n, size_t x, size_t hi,
+/* Words x and x + 1 (x even) of PACKED COLUMNS in one 8-byte and one 2-byte store, at 32-bit
+ * byte offsets from the limb: lo = 4x, hi = 4n + hepa_pcol_hi(x) (= 4n + 2p for the conversion
+ * kernel's pair p, hepa_pcol_pair). 32 bits hold them for n <= HEPA_RING_MAX_N = 2^20; size_t
+ * offsets cost the conversion kernel's FP64 build 8 registers (72 -> 80: 6 blocks per SM
+ * instead of 7). */
+static __device__ __forceinline__ void hepa_pcol_put2(void *limb, unsigned lo, unsigned hi,
                                                       uint64_t w0, uint64_t w1) {
-    ((uint2 *)limb)[x / 2] = uint2{(uint32_t)w0, (uint32_t)w1};
-    *(uint16_t *)((unsigned char *)limb + 4 * n + hi) = (uint16_t)((w0 >> 32) | (w1 >> 32) << 8);
+    unsigned char *b = (unsigned char *)limb;
+    *(uint2 *)(b + lo) = uint2{(uint32_t)w0, (uint32_t)w1};
+    *(uint16_t *)(b + hi) = (uint16_t)((w0 >> 32) | (w1 >> 32) << 8);
 }
 /* Words x and x + 1 (x even) in one 8-byte and one 2-byte access: the inner product's key
  * pairs. */

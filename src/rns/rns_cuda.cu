@@ -195,8 +195,7 @@ __device__ __forceinline__ void conv_pair(const hepa_conv_job &jb, const uint64_
         for (int k = 0; k < NS; ++k)
             d0[k] = u2d(v0[k]), d1[k] = u2d(v1[k]);
     }
-    // byte offsets of the stores, 32 bits (n <= HEPA_RING_MAX_N = 2^20: below 2^23); size_t
-    // ones cost the FP64 build 8 registers (72 -> 80: 6 blocks per SM instead of 7)
+    // the stores' byte offsets, 32 bits (see hepa_pcol_put2)
     const unsigned off_lo = 4 * (unsigned)x, off_hi = 4 * (unsigned)n + (unsigned)hi;
     for (unsigned t = 0; t < nt; ++t) {
         const uint64_t *tg = hepa_conv_tg(tab, NS, t);
@@ -211,9 +210,8 @@ __device__ __forceinline__ void conv_pair(const hepa_conv_job &jb, const uint64_
         }
         unsigned char *limb =
             reinterpret_cast<unsigned char *>(jb.out + hepa_conv_out_limb(tab, t) * n);
-        if (conv_packed(jb, tab, t)) { // hepa_pcol_put2 with 32-bit offsets
-            *reinterpret_cast<uint2 *>(limb + off_lo) = uint2{(uint32_t)y0, (uint32_t)y1};
-            *reinterpret_cast<uint16_t *>(limb + off_hi) = (uint16_t)((y0 >> 32) | (y1 >> 32) << 8);
+        if (conv_packed(jb, tab, t)) {
+            hepa_pcol_put2(limb, off_lo, off_hi, y0, y1);
         } else {
             *reinterpret_cast<ulonglong2 *>(limb + 2 * off_lo) = ulonglong2{y0, y1};
         }

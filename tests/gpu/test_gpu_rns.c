@@ -19,20 +19,18 @@ typedef struct pair {
     uint64_t q[HEPA_RING_MAX_MODULI];
 } pair;
 
-/* q_0 of 60 bits, L-1 of `bits`, K of 60 bits (the shape of the parameter sets). */
-static void pair_init(pair *p, size_t n, size_t L, size_t K, unsigned bits) {
+/* Both backends' rings of the L + K moduli q. */
+static void pair_init_q(pair *p, size_t n, size_t L, size_t K, const uint64_t *q) {
     p->n = n, p->M = L + K;
-    test_ks_moduli(p->q, n, L, K, bits);
+    memmove(p->q, q, p->M * sizeof *q);
     T_OK(hepa_ring_create(&p->cpu, n, p->q, p->M, HEPA_BACKEND_CPU));
     T_OK(hepa_ring_create(&p->gpu, n, p->q, p->M, HEPA_BACKEND_CUDA));
 }
 
-/* The same with the moduli given (L + K of them). */
-static void pair_init_q(pair *p, size_t n, size_t L, size_t K, const uint64_t *q) {
-    p->n = n, p->M = L + K;
-    memcpy(p->q, q, p->M * sizeof *q);
-    T_OK(hepa_ring_create(&p->cpu, n, p->q, p->M, HEPA_BACKEND_CPU));
-    T_OK(hepa_ring_create(&p->gpu, n, p->q, p->M, HEPA_BACKEND_CUDA));
+/* q_0 of 60 bits, L-1 of `bits`, K of 60 bits (the shape of the parameter sets). */
+static void pair_init(pair *p, size_t n, size_t L, size_t K, unsigned bits) {
+    test_ks_moduli(p->q, n, L, K, bits);
+    pair_init_q(p, n, L, K, p->q);
 }
 
 static void pair_clear(pair *p) {
