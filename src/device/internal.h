@@ -157,6 +157,17 @@ hepa_status _hepa_dev_ntt_modup1(const struct hepa_ring *ring, size_t count, siz
 hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count, size_t run,
                                      uint64_t *ext, const uint64_t *coef, const uint32_t *map,
                                      const uint64_t *aux);
+/* The same column pass for digits of alpha = 2 or 3 limbs with the conversion fused in
+ * (modupn_cols_kernel, src/ntt/ntt_cuda.cu): digit j (j < ceil(level/alpha)) converts coef limbs
+ * j·alpha .. (at most alpha, the last digit may be shorter) exactly to its E - (its size)
+ * targets with the device conversion table tabs[j] (conv_core.h layout), whose targets are map
+ * entries j·(E - alpha) ..; each target's column pass goes to ext in PACKED COLUMNS as
+ * _hepa_dev_ntt_modup_cols leaves it, for _hepa_dev_ks_rows_inner. Only where
+ * _hepa_dev_ks_packed holds; HEPA_ERR_UNSUPPORTED otherwise (and for alpha outside 2..3), when
+ * the caller converts with _hepa_dev_conv and then calls _hepa_dev_ntt_modup_cols. */
+hepa_status _hepa_dev_ntt_modupn_cols(const struct hepa_ring *ring, size_t level, size_t E,
+                                      size_t alpha, uint64_t *ext, const uint64_t *coef,
+                                      const uint32_t *map, const uint64_t *const *tabs);
 /* 1 when the fused ModUp keeps FP64 targets below 2^40 in PACKED COLUMNS (rings with FP64 limbs,
  * n = 2^15 .. 2^17; see src/ntt/ntt_cuda.cu): the conversion jobs of digits of 2 or more limbs
  * then set hepa_conv_job::pack. */

@@ -40,5 +40,20 @@ static __device__ __forceinline__ uint64_t f64_canonical_q(double x, double qd, 
     const double r = f64_reduce_q(x, qd, qi);
     return d2u(r < 0 ? __dadd_rn(r, qd) : r);
 }
+// The FP64 route of base conversion's target sum (rns/conv_core.h): corr + Σ_k v_k·hat_k for a
+// target t < 2^47 (qd, qi) whose sources are all below 2^47 and at most 13t (so v_k < 13t,
+// f64_mulmod_q's bound). Each term is exact with |.| < 0.91t; with corr in [0, t) the result is
+// an integer congruent to hepa_conv_target_ns's word, |.| < (1 + 0.91·NS)·t (below 5t for
+// NS <= 4). Shared by the conversion kernel (rns_cuda.cu) and ModUp's fused column pass
+// (modupn_cols_kernel, ntt_cuda.cu).
+template <int NS>
+static __device__ __forceinline__ double
+f64_conv_sum(double corr, const double (&vd)[NS], const double (&hd)[NS], double qd, double qi) {
+    double s = corr;
+#pragma unroll
+    for (int k = 0; k < NS; ++k)
+        s = __dadd_rn(s, f64_mulmod_q(vd[k], hd[k], qd, qi));
+    return s;
+}
 
 #endif

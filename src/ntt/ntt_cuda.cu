@@ -978,7 +978,8 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
 // below KS_PACK_BELOW, its words (in [0, q), below 2^40) are kept in 5 bytes instead of 8: the
 // low 32 bits at uint32_t index x of the limb's slice, the high 8 at byte 4n + x of it.
 //  - one-limb digits: modup1_cols_kernel (pack) converts, transforms and stores them so;
-//  - digits of 2 or more limbs: the conversion kernel (hepa_conv_job::pack) stores them so, and
+//  - digits of 2 or 3 limbs: modupn_cols_kernel converts, transforms and stores them so;
+//  - digits of more limbs: the conversion kernel (hepa_conv_job::pack) stores them so, and
 //    the column pass (ntt_tile_kernel XF 6) loads and stores them so, in place (an element's
 //    bytes are the same in and out, and a tile loads all of its elements before it stores).
 // All decide with ks_packed and the limb's q.
@@ -1131,6 +1132,153 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
 #pragma unroll
         for (int k = 0; k < 8; ++k)
             o[gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S)] = v[k];
+    }
+}
+
+// MODUP COLUMNS, DIGITS OF 2-3 LIMBS (modupn_cols_kernel): key switching's fused ModUp for
+// digits of NS = 1..3 limbs (NS = alpha = 2 or 3; a shorter last digit gets its own launch),
+// rings with FP64 limbs at n = 2^15 .. 2^17 (ks_packed). Digit j's exact conversion (conv_core.h,
+// table tabs.t[j]; sources: coef limbs j·alpha ..) to each of its targets, then the column pass of
+// the target's NTT, stored in PACKED COLUMNS for the fused row pass. Before, the conversion kernel
+// wrote every target (in PACKED COLUMNS) and the column pass read it back: at 2^16/33, P = 3,
+// ncu (caches flushed) gave 140.6 µs for the conversion (105 MB written) and 183.5 µs for the
+// column pass (128 MB read, 107 MB written), both issue-bound.
+// Like modup1_cols_kernel, one block per column tile and group of a digit's targets: the block
+// loads its NS source words per element once, computes v_k = x_k·(S/s_k)^(-1) mod s_k and the
+// exact variant's u (the same operations as hepa_conv_v, _frac_add, _round, so the same u as
+// the host) and keeps v_k in shared memory (thread-private, [k][slot][thread]: conflict-free;
+// as doubles when the digit's sources allow the FP64 route), u in 4 bits per slot. Then for
+// each target: its sum (f64_conv_sum, or hepa_conv_target_ns for integer targets and digits
+// with a source above 2^47), the stages, the store. The FP64 route's sum is reduced (|.| <=
+// q/2 + 1) before the stages, which keeps FP64 LIMBS' bounds (at most 9 stages here).
+// Shared memory: (1 + NS)·16 KiB at 256 threads (n = 2^16), so 4 blocks per SM for NS = 2 (as
+// many as the 64-register cap allows), 3 for NS = 3, 2 for NS = 4. Measured on an H100 against
+// the conversion kernel + XF 6 (hepa-bench --ks, 2^16/33, same call, two runs each, multiply +
+// relinearize): P = 2 853.6, 855.0 -> 747.9, 745.0 µs; P = 3 674.9, 674.5 -> 623.9, 627.8; P =
+// 4 633.2, 633.6 -> 635.4, 635.6 (ModUp + inner product 437 -> 440). So digits of 4 limbs keep
+// the two steps (alpha 4 returns HEPA_ERR_UNSUPPORTED from _hepa_dev_ntt_modupn_cols); with v_k
+// in 6 bytes they might fit 3-4 blocks per SM (not tried).
+// (An earlier fusion of these digits into ntt_tile_kernel, one target per block, each reading
+// v_k and u back from memory, was slower than the conversion kernel: see hepa_ks_create.)
+struct ModupnTabs {
+    const uint64_t *t[HEPA_CONV_MAX_JOBS]; // digit j's conversion table (device)
+};
+template <int GB, int NS>
+__global__ void __launch_bounds__(1 << GB, 1024 >> GB)
+    modupn_cols_kernel(uint64_t *ext, const uint64_t *coef, const ModupnTabs tabs,
+                       const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
+                       unsigned logn, const uint32_t *__restrict__ map, unsigned j0, unsigned alpha,
+                       unsigned run, unsigned groups, unsigned G) {
+    pdl_wait(); // PDL
+    pdl_trigger();
+    constexpr int CB = 3, S = 8, T = 1 << GB;
+    constexpr Schedule sch = Sched<GB, CB, false>::value;
+    constexpr Map lm = LoadMap<GB, CB, false>::value;
+    constexpr Map fm = sch.steps[sch.count - 1].map;
+    static_assert(NS >= 1 && NS <= 4, "u takes 4 bits a slot: at most 15");
+    extern __shared__ uint64_t smem_dyn[];
+    // the exchange area (8T words), then v: v_k of slot s at vs[(8k + s)·T]
+    uint64_t *const vs = smem_dyn + 8 * T + threadIdx.x;
+    const size_t n = (size_t)1 << logn;
+    const unsigned j = j0 + blockIdx.y / groups, g = blockIdx.y % groups;
+    const uint64_t *const tab = tabs.t[j];
+    const unsigned t0 = g * G, t1 = min(t0 + G, (unsigned)tab[1]);
+    const uint32_t *const dmap = map + (size_t)j * run; // digit j's targets (full digits before)
+    const uint64_t *const src = coef + (size_t)j * alpha * n;
+    uint64_t smax = 0;
+#pragma unroll
+    for (int k = 0; k < NS; ++k)
+        smax = max(smax, tab[4 + 4 * k]);
+    const bool src_f64 = smax < HEPA_DEV_F64_BELOW;
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const unsigned gx0 = blockIdx.x * 8 + (lane & 7);
+    const unsigned b0 = load_base<GB, CB, false>(lane, warp);
+    unsigned umask = 0;
+    {
+        double f[8];
+#pragma unroll
+        for (int s = 0; s < 8; ++s)
+            f[s] = 0;
+#pragma unroll
+        for (int k = 0; k < NS; ++k) {
+            uint64_t x[8];
+#pragma unroll
+            for (int s = 0; s < 8; ++s)
+                x[s] =
+                    src[k * n + gx0 + ((b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(s)) << S)];
+#pragma unroll
+            for (int s = 0; s < 8; ++s) {
+                const uint64_t v = hepa_conv_v(tab, k, x[s]);
+                f[s] = hepa_conv_frac_add(f[s], tab, k, v);
+                vs[(8 * k + s) * T] = src_f64 ? bits(u2d(v)) : v;
+            }
+        }
+#pragma unroll
+        for (int s = 0; s < 8; ++s)
+            umask |= (unsigned)hepa_conv_round(f[s]) << (4 * s);
+    }
+    const unsigned fb = thread_base<GB, CB, sch.count - 1, false>(lane, warp);
+    for (unsigned t = t0; t < t1; ++t) {
+        const uint32_t m = dmap[t];
+        const int limb = (int)(m & 0xff);
+        const size_t dlimb = m >> 8;
+        const hepa_dev_limb lc = limbs[limb];
+        Ctx c = ctx_of(lc, tables, n, limb, false);
+        ctx_f64<true>(c, lc, tables, n, false);
+        const uint64_t *const corr = hepa_conv_corr(tab, NS, t);
+        uint64_t v[8];
+        auto stages = [&](auto fp) {
+            constexpr bool FP = decltype(fp)::value;
+            ulonglong2 tw[4];
+            prefetch_step<GB, CB, S, false, false, false, FP, 0>(tw, c, lane, warp, gx0, logn);
+            run_steps<GB, CB, S, false, false, false, FP, 0>(v, c, smem_dyn, lane, warp, gx0, logn,
+                                                             tw);
+            if constexpr (FP) f64_out(v, c);
+        };
+        if (c.f64 && src_f64 && smax <= 13 * lc.q) { // conv_pair's FP64 route
+            const uint64_t *const hat = hepa_conv_hat(tab, NS, t);
+            double hd[NS];
+#pragma unroll
+            for (int k = 0; k < NS; ++k)
+                hd[k] = u2d(hat[k]);
+#pragma unroll
+            for (int s = 0; s < 8; ++s) {
+                double vd[NS];
+#pragma unroll
+                for (int k = 0; k < NS; ++k)
+                    vd[k] = dbl(vs[(8 * k + s) * T]);
+                const double y =
+                    f64_conv_sum<NS>(u2d(corr[(umask >> (4 * s)) & 15u]), vd, hd, c.qd, c.qi);
+                v[s] = bits(f64_reduce(y, c));
+            }
+            stages(std::true_type{});
+        } else {
+#pragma unroll
+            for (int s = 0; s < 8; ++s) {
+                uint64_t w[NS];
+#pragma unroll
+                for (int k = 0; k < NS; ++k)
+                    w[k] = src_f64 ? d2u(dbl(vs[(8 * k + s) * T])) : vs[(8 * k + s) * T];
+                v[s] = hepa_conv_target_ns(tab, NS, t, w, 1, (umask >> (4 * s)) & 15u); // [0, q)
+            }
+            if (c.f64) {
+                f64_in(v);
+                stages(std::true_type{});
+            } else {
+                stages(std::false_type{});
+            }
+        }
+        uint64_t *o = ext + dlimb * n;
+        if (c.f64 && lc.q < KS_PACK_BELOW) { // PACKED COLUMNS
+#pragma unroll
+            for (int s = 0; s < 8; ++s)
+                hepa_pcol_put(
+                    o, n, gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(s)) << S), v[s]);
+            continue;
+        }
+#pragma unroll
+        for (int s = 0; s < 8; ++s)
+            o[gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(s)) << S)] = v[s];
     }
 }
 
@@ -1509,6 +1657,49 @@ cudaError_t launch_modup_cols(const hepa_ring *ring, size_t count, size_t run, u
                     (unsigned)run, (unsigned)runs, (unsigned)groups, (unsigned)G, pack);
 }
 
+// modupn_cols_kernel for `digits` digits from j0 whose conversions have NS sources and nt
+// targets each; groups as launch_modup_cols.
+template <int GB, int NS>
+cudaError_t launch_modupn_cols(const hepa_ring *ring, unsigned j0, unsigned digits, unsigned alpha,
+                               unsigned run, unsigned nt, uint64_t *ext, const uint64_t *coef,
+                               const uint32_t *map, const ModupnTabs &tabs, cudaStream_t st) {
+    const size_t tiles = 256 / 8;
+    size_t groups = (HEPA_MODUP_COLS_BLOCKS + tiles * digits - 1) / (tiles * digits);
+    groups = groups < 1 ? 1 : groups > nt ? nt : groups;
+    const size_t G = (nt + groups - 1) / groups;
+    groups = (nt + G - 1) / G;
+    const size_t smem = (size_t)8 * (8 << GB) * (1 + NS); // exchange area + v
+    auto kern = modupn_cols_kernel<GB, NS>;
+    if (smem > 48 * 1024) {
+        const cudaError_t e =
+            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess) return e;
+    }
+    const dim3 grid((unsigned)tiles, (unsigned)(digits * groups));
+    return launch_k(false, ring, kern, grid, 1u << GB, smem, st, ext, coef, tabs,
+                    (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
+                    (unsigned)ring->log_n, map, j0, alpha, run, (unsigned)groups, (unsigned)G);
+}
+template <int GB>
+cudaError_t launch_modupn_cols_any(const hepa_ring *ring, unsigned ns, unsigned j0, unsigned digits,
+                                   unsigned alpha, unsigned run, unsigned nt, uint64_t *ext,
+                                   const uint64_t *coef, const uint32_t *map,
+                                   const ModupnTabs &tabs, cudaStream_t st) {
+    switch (ns) {
+    case 1:
+        return launch_modupn_cols<GB, 1>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs,
+                                         st);
+    case 2:
+        return launch_modupn_cols<GB, 2>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs,
+                                         st);
+    case 3:
+        return launch_modupn_cols<GB, 3>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs,
+                                         st);
+    default:
+        return cudaErrorInvalidValue;
+    }
+}
+
 // The whole transform: out = NTT(in) (or INTT(in ⊙ in2) when FUSED); with out_b (forward
 // only), also out_b = NTT(in_b) in the same launches. With a map (in place, not FUSED, no
 // out_b), `level` entries of the map name the limbs and their moduli (same data limb in `in`
@@ -1798,6 +1989,38 @@ extern "C" hepa_status _hepa_dev_ntt_modup_cols(const hepa_ring *ring, size_t co
             : run_ntt<false, false>(ring, count, ext, ext, nullptr, nullptr, nullptr, map, nullptr,
                                     nullptr, true);
     return _hepa_dev_status(e, "ModUp NTT (passes before the last)");
+}
+
+extern "C" hepa_status _hepa_dev_ntt_modupn_cols(const hepa_ring *ring, size_t level, size_t E,
+                                                 size_t alpha, uint64_t *ext, const uint64_t *coef,
+                                                 const uint32_t *map, const uint64_t *const *tabs) {
+    const size_t dn = (level + alpha - 1) / alpha;
+    if (!ks_packed(ring) || alpha < 2 || alpha > 3 || level == 0 || dn > HEPA_CONV_MAX_JOBS ||
+        E <= level)
+        return HEPA_ERR_UNSUPPORTED;
+    ModupnTabs tb{};
+    for (size_t j = 0; j < dn; ++j)
+        tb.t[j] = tabs[j];
+    cudaStream_t st = (cudaStream_t)ring->dev->stream;
+    const unsigned full = (unsigned)(level / alpha), last = (unsigned)(level % alpha);
+    const unsigned run = (unsigned)(E - alpha), a = (unsigned)alpha;
+    cudaError_t e = cudaSuccess;
+    auto launch = [&](unsigned ns, unsigned j0, unsigned digits, unsigned nt) {
+        switch (ring->log_n) {
+        case 15:
+            return launch_modupn_cols_any<7>(ring, ns, j0, digits, a, run, nt, ext, coef, map, tb,
+                                             st);
+        case 16:
+            return launch_modupn_cols_any<8>(ring, ns, j0, digits, a, run, nt, ext, coef, map, tb,
+                                             st);
+        default:
+            return launch_modupn_cols_any<9>(ring, ns, j0, digits, a, run, nt, ext, coef, map, tb,
+                                             st);
+        }
+    };
+    if (full) e = launch(a, 0, full, run);
+    if (e == cudaSuccess && last) e = launch(last, full, 1, (unsigned)(E - last));
+    return _hepa_dev_status(e, "ModUp conversion + column pass");
 }
 
 extern "C" int _hepa_dev_ks_packed(const hepa_ring *ring) {

@@ -131,10 +131,11 @@ hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring, size_t num_spec
     ks->p_map = calloc(L + 1, sizeof *ks->p_map);
     ks->tabs = malloc(ks->tabs_words * sizeof *ks->tabs);
     ks->maps = malloc(ks->maps_len * sizeof *ks->maps);
-    /* Only one-limb digits: fusing digits of 2-4 limbs the same way (a kernel writing v_k and u,
-     * the target sums Σ v_k·hat_k in the NTT's first pass) was measured slower on an H100
-     * (2^16/33, K = 3: ModUp 737 -> 784 µs; K = 4: 635 -> 699 µs): the column pass is
-     * instruction-bound and the sums cost it more than the conversion kernel and its traffic. */
+    /* aux: one-limb digits only. (Digits of 2-3 limbs have their conversion fused into the
+     * column pass of the fused ModUp + inner product instead, with v_k and u computed once per
+     * tile and kept in shared memory: _hepa_dev_ntt_modupn_cols. An earlier fusion into the
+     * NTT's first pass that read v_k and u back from memory for every target was measured
+     * slower on an H100: 2^16/33, K = 3: ModUp 737 -> 784 µs; K = 4: 635 -> 699 µs.) */
     const int fused_up = on_device(ring) && digit_size == 1;
     if (fused_up) ks->aux = calloc(3 * ks->maps_len, sizeof *ks->aux);
     if (!ks->up_tab || !ks->down_tab || !ks->up_map || !ks->up_map_len || !ks->p_map ||
@@ -318,6 +319,13 @@ static hepa_status dev_modup(const hepa_ks *ks, size_t l, uint64_t *ext, const u
         s = whole ? _hepa_dev_ks_modup1(r, l, E, ext, c, tmp, map, cnt, aux)
                   : _hepa_dev_ntt_modup_cols(r, cnt, E - 1, ext, tmp, map, aux);
         if (s != HEPA_ERR_UNSUPPORTED) return s; /* n < 2^10: the path below */
+    }
+    if (!whole && a >= 2) { /* the conversion fused into the column pass */
+        const uint64_t *tabs[HEPA_CONV_MAX_JOBS];
+        for (size_t j = 0; j < dn && j < HEPA_CONV_MAX_JOBS; ++j)
+            tabs[j] = ks->dtabs + ks->up_tab[l * ks->dmax + j];
+        s = _hepa_dev_ntt_modupn_cols(r, l, E, a, ext, tmp, map, tabs);
+        if (s != HEPA_ERR_UNSUPPORTED) return s; /* else the two steps below */
     }
     hepa_conv_job jobs[HEPA_CONV_MAX_JOBS];
     for (size_t j = 0; j < dn; ++j) {

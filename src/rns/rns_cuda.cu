@@ -152,19 +152,19 @@ __device__ __forceinline__ bool conv_packed(const hepa_conv_job &jb, const uint6
 }
 
 // FP64 route (FP64 LIMBS, src/ntt/f64_arith.cuh) of conv_pair, for a target t < 2^47 when every
-// source s_k is below 2^47 and at most 13t (so v_k < 13t, f64_mulmod_q's bound): each term
-// f64_mulmod_q(v_k, hat_k) is exact with |.| < 0.91t, their sum plus the correction (< t) stays
-// below 5t, and f64_canonical_q gives the word in [0, t) that hepa_conv_target gives.
+// source s_k is below 2^47 and at most 13t (f64_conv_sum's conditions): f64_canonical_q of the
+// sum gives the word in [0, t) that hepa_conv_target gives.
 template <int NS>
 __device__ __forceinline__ uint64_t conv_target_f64(const uint64_t *tab, unsigned t,
                                                     const double (&vd)[NS], uint64_t u, double qd,
                                                     double qi) {
     const uint64_t *hat = hepa_conv_hat(tab, NS, t);
-    double s = u2d(hepa_conv_corr(tab, NS, t)[u]);
+    double hd[NS];
 #pragma unroll
     for (int k = 0; k < NS; ++k)
-        s = __dadd_rn(s, f64_mulmod_q(vd[k], u2d(hat[k]), qd, qi));
-    return f64_canonical_q(s, qd, qi);
+        hd[k] = u2d(hat[k]);
+    return f64_canonical_q(f64_conv_sum<NS>(u2d(hepa_conv_corr(tab, NS, t)[u]), vd, hd, qd, qi), qd,
+                           qi);
 }
 
 template <int NS, bool F64>

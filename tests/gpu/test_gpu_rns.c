@@ -344,6 +344,23 @@ static void check_keyswitch_mixed(size_t n) {
     check_keyswitch_q(n, 5, 1, 0, 0, q);
 }
 
+/* Digits of two limbs on a ring of mixed sizes, for modupn_cols_kernel's routes (the conversion
+ * fused into ModUp's column pass, n = 2^15 .. 2^17): Q = {60, 40, 44, 30, 46 bits}, P = {the
+ * first NTT prime above 2^47}, digits {60, 40} (a source above 2^47: every target by the integer
+ * sum), {44, 30} (FP64 sources: the FP64 sum into the 46-bit target; the 40-bit target, which
+ * the 44-bit source exceeds 13-fold, by the integer sum on an FP64 limb; 60 bits and P by the
+ * integer sum on integer limbs) and the one-limb last digit {46}. The 40-bit target is stored
+ * in PACKED COLUMNS, the 44- and 46-bit FP64 targets not. */
+static void check_keyswitch_mixed2(size_t n) {
+    uint64_t q[6];
+    const unsigned bits[5] = {60, 40, 44, 30, 46};
+    for (int i = 0; i < 5; ++i)
+        cr_assert_eq(test_primes_1mod_desc(q + i, 1, bits[i], 2 * (uint64_t)n), 1);
+    cr_assert(q[2] > 13 * q[1], "44-bit %llu", (unsigned long long)q[2]);
+    q[5] = test_next_prime_1mod((uint64_t)1 << 47, 2 * (uint64_t)n);
+    check_keyswitch_q(n, 5, 1, 2, 0, q);
+}
+
 Test(gpu_rns, keyswitch_small) {
     check_keyswitch(256, 3, 2, 0, 40);   /* one-block NTTs, a short last digit */
     check_keyswitch(1024, 20, 1, 0, 40); /* 20 digits: the inner product folds past 16 */
@@ -373,6 +390,10 @@ Test(gpu_rns, keyswitch_small) {
      * 7 = 3 + 3 + 1 and 5 = 2 + 2 + 1: a one-limb last digit among longer ones */
     check_keyswitch(32768, 7, 3, 0, 40);
     check_keyswitch(65536, 5, 2, 0, 40);
+    /* digits of 4 limbs (6 = 4 + 2: the conversion kernel and XF 6; alpha 4 is not fused) and
+     * the mixed routes of modupn_cols_kernel */
+    check_keyswitch(32768, 6, 4, 0, 40);
+    check_keyswitch_mixed2(32768);
 }
 
 Test(gpu_rns, keyswitch_issue_shapes) {
@@ -383,6 +404,8 @@ Test(gpu_rns, keyswitch_issue_shapes) {
     check_keyswitch(65536, 33, 1, 0, 40); /* issue 6's 2^16 shape, fused ModUp */
     check_keyswitch(1 << 18, 3, 1, 0, 50); /* fused ModUp through a three-pass NTT */
     check_keyswitch(1 << 18, 4, 2, 0, 50); /* digits of 2 limbs through a three-pass NTT */
+    check_keyswitch(1 << 17, 5, 3, 0, 40); /* digits of 3 + 2 limbs at 2^17 (modupn_cols_kernel) */
+    check_keyswitch_mixed2(65536);         /* its mixed routes beside the helper stream */
 }
 
 /* The CKKS example end to end on the device, within the example's noise bounds. */
