@@ -1156,8 +1156,12 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
 // the conversion kernel + XF 6 (hepa-bench --ks, 2^16/33, same call, two runs each, multiply +
 // relinearize): P = 2 853.6, 855.0 -> 747.9, 745.0 µs; P = 3 674.9, 674.5 -> 623.9, 627.8; P =
 // 4 633.2, 633.6 -> 635.4, 635.6 (ModUp + inner product 437 -> 440). So digits of 4 limbs keep
-// the two steps (alpha 4 returns HEPA_ERR_UNSUPPORTED from _hepa_dev_ntt_modupn_cols); with v_k
-// in 6 bytes they might fit 3-4 blocks per SM (not tried).
+// the two steps (alpha 4 returns HEPA_ERR_UNSUPPORTED from _hepa_dev_ntt_modupn_cols). Keeping
+// v_k in 6 bytes instead (a 32-bit and a 16-bit array, for digits whose sources are all below
+// 2^48: 4 blocks per SM at NS = 3, 3 at NS = 4; digit 0, with the 60-bit q_0, in a launch of its
+// own in 8 bytes) was slower in a same-call A/B: P = 3 624 -> 650 µs, P = 4 632 -> 653 with
+// alpha 4 fused so (a second load and the recombination per term, 16-20 more bytes of spills
+// under the 64-register cap, and digit 0's launch alone).
 // (An earlier fusion of these digits into ntt_tile_kernel, one target per block, each reading
 // v_k and u back from memory, was slower than the conversion kernel: see hepa_ks_create.)
 struct ModupnTabs {
