@@ -1006,6 +1006,36 @@ bool ks_packed(const hepa_ring *ring) {
 // pack: store the FP64 targets below KS_PACK_BELOW in PACKED COLUMNS (the fused ModUp's column
 // pass at n = 2^15 to 2^17). With the groups and the exchanges' XOR addressing (d1e4b47): 417
 // µs and 209 M warp instructions for the launch above; packing then cut 571 -> 357 MB.
+// The forward column pass's stages for one target of modup1_cols_kernel / modupn_cols_kernel
+// (tiles of 8 columns, tile e-bit 0 at global bit 8, not the last pass); FP: the FP64 path,
+// ending in words in [0, q).
+template <int GB, bool FP>
+__device__ __forceinline__ void cols_stages(uint64_t (&v)[8], Ctx &c, uint64_t *smem, unsigned lane,
+                                            unsigned warp, unsigned gx0, unsigned logn) {
+    ulonglong2 tw[4];
+    prefetch_step<GB, 3, 8, false, false, false, FP, 0>(tw, c, lane, warp, gx0, logn);
+    run_steps<GB, 3, 8, false, false, false, FP, 0>(v, c, smem, lane, warp, gx0, logn, tw);
+    if constexpr (FP) f64_out(v, c);
+}
+// Their store of the target's words into limb o: the final mapping's slots (fb: the thread's
+// bits under it), in PACKED COLUMNS when packed.
+template <int GB>
+__device__ __forceinline__ void cols_store(uint64_t *o, size_t n, unsigned gx0, unsigned fb,
+                                           const uint64_t (&v)[8], bool packed) {
+    constexpr Schedule sch = Sched<GB, 3, false>::value;
+    constexpr Map fm = sch.steps[sch.count - 1].map;
+    if (packed) {
+#pragma unroll
+        for (int k = 0; k < 8; ++k)
+            hepa_pcol_put(o, n, gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << 8),
+                          v[k]);
+        return;
+    }
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+        o[gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << 8)] = v[k];
+}
+
 template <int GB>
 __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
     modup1_cols_kernel(uint64_t *out, const uint64_t *in, uint64_t *out_b, const uint64_t *in_b,
@@ -1018,7 +1048,6 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
     constexpr int CB = 3, S = 8;
     constexpr Schedule sch = Sched<GB, CB, false>::value;
     constexpr Map lm = LoadMap<GB, CB, false>::value;
-    constexpr Map fm = sch.steps[sch.count - 1].map;
     static_assert(exchanges_conflict_free(GB, CB, false), "an exchange has bank conflicts");
     extern __shared__ uint64_t smem_dyn[];
     const size_t n = (size_t)1 << logn;
@@ -1076,12 +1105,7 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
         ctx_f64<true>(c, lc, tables, n, false);
         uint64_t v[8];
         auto stages = [&](auto fp) {
-            constexpr bool FP = decltype(fp)::value;
-            ulonglong2 tw[4];
-            prefetch_step<GB, CB, S, false, false, false, FP, 0>(tw, c, lane, warp, gx0, logn);
-            run_steps<GB, CB, S, false, false, false, FP, 0>(v, c, smem_dyn, lane, warp, gx0, logn,
-                                                             tw);
-            if constexpr (FP) f64_out(v, c);
+            cols_stages<GB, decltype(fp)::value>(v, c, smem_dyn, lane, warp, gx0, logn);
         };
         if (c.f64) {
             if (cen) {                               // CENTRED SOURCE
@@ -1121,17 +1145,7 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
             }
             stages(std::false_type{});
         }
-        uint64_t *o = out + dlimb * n;
-        if (pack && c.f64 && lc.q < KS_PACK_BELOW) { // PACKED COLUMNS
-#pragma unroll
-            for (int k = 0; k < 8; ++k)
-                hepa_pcol_put(
-                    o, n, gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S), v[k]);
-            continue;
-        }
-#pragma unroll
-        for (int k = 0; k < 8; ++k)
-            o[gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S)] = v[k];
+        cols_store<GB>(out + dlimb * n, n, gx0, fb, v, pack && c.f64 && lc.q < KS_PACK_BELOW);
     }
 }
 
@@ -1178,7 +1192,6 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
     constexpr int CB = 3, S = 8, T = 1 << GB;
     constexpr Schedule sch = Sched<GB, CB, false>::value;
     constexpr Map lm = LoadMap<GB, CB, false>::value;
-    constexpr Map fm = sch.steps[sch.count - 1].map;
     static_assert(NS >= 1 && NS <= 4, "u takes 4 bits a slot: at most 15");
     extern __shared__ uint64_t smem_dyn[];
     // the exchange area (8T words), then v: v_k of slot s at vs[(8k + s)·T]
@@ -1232,12 +1245,7 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
         const uint64_t *const corr = hepa_conv_corr(tab, NS, t);
         uint64_t v[8];
         auto stages = [&](auto fp) {
-            constexpr bool FP = decltype(fp)::value;
-            ulonglong2 tw[4];
-            prefetch_step<GB, CB, S, false, false, false, FP, 0>(tw, c, lane, warp, gx0, logn);
-            run_steps<GB, CB, S, false, false, false, FP, 0>(v, c, smem_dyn, lane, warp, gx0, logn,
-                                                             tw);
-            if constexpr (FP) f64_out(v, c);
+            cols_stages<GB, decltype(fp)::value>(v, c, smem_dyn, lane, warp, gx0, logn);
         };
         if (c.f64 && src_f64 && smax <= 13 * lc.q) { // conv_pair's FP64 route
             const uint64_t *const hat = hepa_conv_hat(tab, NS, t);
@@ -1272,17 +1280,7 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
                 stages(std::false_type{});
             }
         }
-        uint64_t *o = ext + dlimb * n;
-        if (c.f64 && lc.q < KS_PACK_BELOW) { // PACKED COLUMNS
-#pragma unroll
-            for (int s = 0; s < 8; ++s)
-                hepa_pcol_put(
-                    o, n, gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(s)) << S), v[s]);
-            continue;
-        }
-#pragma unroll
-        for (int s = 0; s < 8; ++s)
-            o[gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(s)) << S)] = v[s];
+        cols_store<GB>(ext + dlimb * n, n, gx0, fb, v, c.f64 && lc.q < KS_PACK_BELOW);
     }
 }
 
