@@ -302,12 +302,16 @@ static void check_encoders(epair *e, test_rng *r, double scale, size_t level, do
     double *dz;
     cr_assert_eq(cudaMalloc((void **)&dz, 2 * h * sizeof *dz), cudaSuccess);
     cr_assert_eq(cudaMemset(dz, 0xff, 2 * h * sizeof *dz), cudaSuccess);
+    /* the ring's stream is non-blocking: the legacy-stream memset and copies below must be done
+     * before it touches dz (a pageable cudaMemcpy may return before its DMA lands) */
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
     T_OK(hepa_ckks_decode(e->eg, pg, scale, dz));
     T_OK(hepa_ring_sync(e->gpu));
     cr_assert_eq(cudaMemcpy(out2, dz, 2 * h * sizeof *dz, cudaMemcpyDeviceToHost), cudaSuccess);
     cr_assert(memcmp(out, out2, 2 * h * sizeof *out) == 0, "device-slot decode differs");
     /* device slots in: the same plaintext as host slots in */
     cr_assert_eq(cudaMemcpy(dz, z, 2 * h * sizeof *dz, cudaMemcpyHostToDevice), cudaSuccess);
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
     hepa_poly *pg2;
     T_OK(hepa_poly_create(&pg2, e->gpu, level));
     T_OK(hepa_ckks_encode(e->eg, pg2, dz, scale));

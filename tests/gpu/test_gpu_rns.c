@@ -191,6 +191,8 @@ Test(gpu_rns, convert) {
         cr_assert_eq(cudaMemcpy(din, in, s * n * 8, cudaMemcpyHostToDevice), cudaSuccess);
         for (int exact = 0; exact < 2; ++exact) {
             cr_assert_eq(cudaMemset(dout, 0xFF, M * n * 8), cudaSuccess);
+            /* legacy-stream copy and memset done before the ring's non-blocking stream reads */
+            cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
             T_OK(hepa_rns_convert(p.cpu, want, dst, nt, in, src, s, exact));
             T_OK(hepa_rns_convert(p.gpu, dout, dst, nt, din, src, s, exact));
             T_OK(hepa_ring_sync(p.gpu));
