@@ -63,6 +63,12 @@ hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count,
     (void)ring, (void)count, (void)run, (void)ext, (void)coef, (void)map, (void)aux;
     return HEPA_ERR_NO_DEVICE;
 }
+hepa_status _hepa_dev_ntt_modupn_cols(const struct hepa_ring *ring, size_t level, size_t E,
+                                      size_t alpha, uint64_t *ext, const uint64_t *coef,
+                                      const uint32_t *map, const uint64_t *const *tabs) {
+    (void)ring, (void)level, (void)E, (void)alpha, (void)ext, (void)coef, (void)map, (void)tabs;
+    return HEPA_ERR_NO_DEVICE;
+}
 int _hepa_dev_ks_packed(const struct hepa_ring *ring) {
     (void)ring;
     return 0;
