@@ -10,6 +10,7 @@
 
 #include "device/internal.h"
 #include "hepa/ring.h"
+#include "ntt/internal.h"
 #include "rns/internal.h"
 
 extern "C" int hepa_device_count(void) {
@@ -95,10 +96,11 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
         TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
     }
     d->pool = pool;
-    // FP64 limbs (q < HEPA_DEV_F64_BELOW) also get their twiddles as doubles, 2n words each
-    // after the L·4n words of pairs (see hepa_dev_limb.tw64)
+    // FP64 limbs (q < HEPA_DEV_F64_BELOW) also get their twiddles as doubles and the row
+    // factors, HEPA_DEV_F64_WORDS(n) words each after the L·4n words of pairs (see
+    // hepa_dev_limb.tw64)
     for (size_t i = 0; i < L; ++i) nf += ring->moduli[i] < HEPA_DEV_F64_BELOW;
-    words = 4 * n * L + 2 * n * nf;
+    words = 4 * n * L + HEPA_DEV_F64_WORDS(n) * nf;
     host_tables = (uint64_t *)malloc(words * sizeof *host_tables);
     host_limbs = (hepa_dev_limb *)malloc(L * sizeof *host_limbs);
     if (!host_tables || !host_limbs) {
@@ -126,11 +128,31 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
         l->tw64 = 0;
         if (v.q < HEPA_DEV_F64_BELOW) {
             d->f64 = 1;
-            l->tw64 = 4 * n * L + 2 * n * f++;
+            l->tw64 = 4 * n * L + HEPA_DEV_F64_WORDS(n) * f++;
             double *w = (double *)(host_tables + l->tw64); // exact: the twiddles are below 2^47
             for (size_t k = 0; k < n; ++k) {
                 w[k] = (double)v.fwd[k];
                 w[n + k] = (double)v.inv[k];
+            }
+            // ROW FACTORS (see hepa_dev_limb.tw64 and ntt_cuda.cu, GENERATED ROW TWIDDLES):
+            // per direction S[e] = the twiddle of staging entry e of row 0 and
+            // R[8r + lg] = ρ_r^(2^(7 - lg)), ρ_r = ψ^(2·rev_(log n - 8)(r)) (ψ^(-1) for inv)
+            const unsigned lb = ring->log_n;
+            const size_t rows = n >> 8;
+            for (int dir = 0; dir < 2 && lb >= 13; ++dir) {
+                const uint64_t *tab = dir ? v.inv : v.fwd;
+                double *S = w + 2 * n + (size_t)dir * (256 + 8 * rows), *R = S + 256;
+                S[0] = 0;
+                for (unsigned e = 1; e < 256; ++e) {
+                    unsigned lg = 0;
+                    while ((2u << lg) <= e)
+                        ++lg;
+                    S[e] = (double)tab[(n >> (8 - lg)) + e - (1u << lg)];
+                }
+                for (size_t r = 0; r < rows; ++r)
+                    for (unsigned lg = 0; lg < 8; ++lg) // tab[k] = ψ^(±rev_(log n)(k))
+                        R[8 * r + lg] =
+                            (double)tab[hepa_bitrev(hepa_bitrev(r, lb - 8) << (8 - lg), lb)];
             }
         }
     }

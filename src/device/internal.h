@@ -24,13 +24,17 @@ typedef struct hepa_dev_limb {
     uint64_t n_inv, n_inv_shoup;     /* n^(-1) */
     uint64_t n_inv_w, n_inv_w_shoup; /* n^(-1) · ψ^(-rev(1)) (last inverse stage) */
     uint64_t tw64; /* q < HEPA_DEV_F64_BELOW: word offset in hepa_ring_device.tables of n doubles
-                    * fwd[k] then n doubles inv[k] (the FP64 butterflies' twiddles); else 0 */
+                    * fwd[k] then n doubles inv[k] (the FP64 butterflies' twiddles), then for
+                    * fwd and for inv the ROW FACTORS of the row passes (n >= 2^13; ntt_cuda.cu,
+                    * GENERATED ROW TWIDDLES): 256 doubles S, then 8·(n >> 8) doubles R; else 0 */
 } hepa_dev_limb;
 
 /* A ring's device state. Tables: one allocation of L·4·n words, limb i at tables + 4·n·i: n
  * pairs (fwd[k], fwd_shoup[k]) then n pairs (inv[k], inv_shoup[k]) (hepa_ntt_table_view's
  * values, each twiddle next to its Shoup companion so one 16-byte load fetches both); then
- * 2·n words per FP64 limb, its twiddles as doubles (hepa_dev_limb.tw64). */
+ * HEPA_DEV_F64_WORDS(n) words per FP64 limb, its twiddles as doubles and its row factors
+ * (hepa_dev_limb.tw64). */
+#define HEPA_DEV_F64_WORDS(n) (2 * (size_t)(n) + 2 * (256 + ((size_t)(n) >> 5)))
 typedef struct hepa_ring_device {
     int device;
     void *stream;          /* cudaStream_t, owned */

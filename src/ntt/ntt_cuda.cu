@@ -375,6 +375,7 @@ struct Ctx {
     const ulonglong2 *tws; // row tiles: the row's twiddles staged in shared memory (see Staged)
     const double *twd;     // f64: this limb's twiddles as doubles for the direction (tw64)
     const double *twsd;    // f64 row tiles: the row's staged doubles
+    const double *twr;     // f64: the direction's ROW FACTORS (GENERATED ROW TWIDDLES)
     uint64_t q;
     uint64_t n_inv, n_inv_shoup, n_inv_w, n_inv_w_shoup;
     bool f64;              // FP64 butterflies (ntt_tile_kernel, q < 2^47; see FP64 LIMBS)
@@ -386,7 +387,7 @@ __device__ __forceinline__ Ctx ctx_of(const hepa_dev_limb &lc, const uint64_t *t
     Ctx c;
     c.tw = reinterpret_cast<const ulonglong2 *>(tables + 4 * n * (size_t)limb + (inv ? 2 * n : 0));
     c.tws = nullptr;
-    c.twd = c.twsd = nullptr;
+    c.twd = c.twsd = c.twr = nullptr;
     c.q = lc.q;
     c.n_inv = lc.n_inv;
     c.n_inv_shoup = lc.n_inv_shoup;
@@ -566,10 +567,14 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
 // adding and subtracting 1.5·2^52 (valid below 2^51), fma(-qt, q, h) exact (its result is an
 // integer below 2^53). With |y| <= Y·q and w < q, h·(1/q) is within Y·q·2^-52 of y·w/q, so
 // |qt - y·w/q| <= 1/2 + Y·q·2^-52 and |t| <= (1/2 + Y·q·2^-52)·q; for q < 2^47 and Y <= 13 that
-// is |t| < 0.91q, and |h/q| < 13·2^47 < 2^51. Forward: x ± t grows by less than q a stage; a pass
+// is |t| < 0.91q, and |h/q| < 13·2^47 < 2^51. The same holds for a twiddle with |w| < q of
+// either sign (GENERATED ROW TWIDDLES). Forward: x ± t grows by less than q a stage; a pass
 // starts from [0, q) and runs at most 12 stages (the one-pass kernel of 2^12), so values stay
-// below 13q and the bounds hold throughout. Inverse: the sum is reduced every stage (f64_reduce:
-// |.| <= q/2 + 1), the difference goes through f64_mulmod.
+// below 13q and the bounds hold throughout. Inverse: the difference goes through f64_mulmod
+// (|.| < 0.91q); the sum is reduced (f64_reduce: |.| <= q/2 + 1) only at the stages on tile bits
+// 2, 5, 8 and 11 (RED of stage): a pass starts from [0, q), so the stages on bits 3k, 3k + 1 and
+// 3k + 2 see values below q, 2q and 4q, differences below 8q and, at the scaled last stage, a
+// sum below 8q: all within f64_mulmod's Y <= 13. (Until 2026-11-23 every sum was reduced.)
 // The twiddles are the limb's doubles (hepa_dev_limb.tw64: the integer w, exact; since b3ce19f,
 // before which each butterfly converted the integer table's w). Measured on an H100 when the
 // path came (eab828c; hepa-bench --gpu-suite, n = 2^16, L = 34, 40-bit primes, cold / hot µs):
@@ -601,10 +606,23 @@ __device__ __forceinline__ void ctx_f64(Ctx &c, const hepa_dev_limb &lc, const u
     if (F64 && lc.q < HEPA_DEV_F64_BELOW) {
         c.f64 = true;
         c.twd = reinterpret_cast<const double *>(tables + lc.tw64) + (inv ? n : 0);
+        c.twr =
+            reinterpret_cast<const double *>(tables + lc.tw64) + 2 * n + (inv ? 256 + (n >> 5) : 0);
         c.qd = (double)lc.q;
         c.qi = 1.0 / c.qd;
     }
 }
+// GENERATED ROW TWIDDLES. The row pass of an FP64 limb computes its row's 255 twiddles instead
+// of copying them (stage_row_twiddles_f64): those copies are n doubles per limb and transform,
+// as many bytes as half the data a pass reads. Staging entry e (2^lg <= e < 2^(lg+1), the stage
+// on bit B = 7 - lg, j = e - 2^lg) of row r is table entry idx = 2^(log n - 8 + lg) + r·2^lg + j,
+// i.e. ψ^rev(idx), and rev(idx) = 2^B + rev_lg(j)·2^(log n - lg) + rev_(log n - 8)(r)·2^(B + 1)
+// (disjoint bits): the row-0 twiddle S[e] times ρ_r^(2^B) with ρ_r = ψ^(2·rev_(log n - 8)(r)) (ψ^-1
+// and the same split for the inverse table). The ring keeps S (256 doubles) and R[8r + lg] =
+// ρ_r^(2^(7 - lg)) per direction after the limb's doubles (hepa_dev_limb.tw64, device.cu), 1/32
+// of the table, and each lane makes 8 entries with one exact f64_mulmod: integers congruent to
+// the table's values, |w| < 0.91q. Same layout as stage_row_twiddles_f64's (after stage,
+// below).
 // Words in [0, q) into the FP64 path's doubles (exact: below 2^53), and back to [0, q).
 __device__ __forceinline__ void f64_in(uint64_t (&v)[8]) {
 #pragma unroll
@@ -615,11 +633,31 @@ __device__ __forceinline__ void f64_out(uint64_t (&v)[8], const Ctx &c) {
     for (int k = 0; k < 8; ++k) v[k] = f64_canonical(dbl(v[k]), c);
 }
 
+// GENERATED ROW TWIDDLES (above): row `row`'s 255 doubles for tile `tile`; the whole warp calls
+// it; returns where they are.
+__device__ __forceinline__ const double *
+gen_row_twiddles_f64(const Ctx &c, uint64_t *base, unsigned tile, size_t row, unsigned lane) {
+    double *tws = reinterpret_cast<double *>(base) + (size_t)tile * 512;
+    const double *R = c.twr + 256 + 8 * row;
+#pragma unroll
+    for (unsigned t = 0; t < 8; ++t) {
+        const unsigned e = lane + 32 * t;
+        if (e == 0) continue;
+        const unsigned lg = t == 0 ? 31 - __clz(e) : t == 1 ? 5 : t < 4 ? 6 : 7;
+        // S, R in [0, q): f64_mulmod's bounds hold (Y = 1); the result, |w| < 0.91q, is used as
+        // it is (FP64 LIMBS: a twiddle may be any integer with |w| < q)
+        tws[e] = f64_mulmod(__ldg(c.twr + e), __ldg(R + lg), c);
+    }
+    __syncwarp();
+    return tws;
+}
+
 // Butterflies of one stage on slot bit I with the twiddles load_twiddles fetched; FP: the FP64
 // path (FP64 LIMBS), chosen once per pass by the caller. (Until 2026-11-23 it was a run-time
 // test of c.f64 in every stage: the branches made ptxas copy the eight values between register
 // pairs at every merge, about 30 moves a stage.)
-template <int I, bool INV, bool SCALE, bool FP>
+// RED (FP64 inverse only): reduce the sums (else they grow; see FP64 LIMBS for when it may skip).
+template <int I, bool INV, bool SCALE, bool FP, bool RED = true>
 __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, const ulonglong2 (&tw)[4]) {
     if constexpr (FP) {
         int p = 0;
@@ -636,7 +674,7 @@ __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, const ulon
                 v[k] = bits(__dadd_rn(x, t));
                 v[k1] = bits(__dsub_rn(x, t));
             } else {
-                v[k] = bits(f64_reduce(__dadd_rn(x, y), c));
+                v[k] = bits(RED ? f64_reduce(__dadd_rn(x, y), c) : __dadd_rn(x, y));
                 v[k1] = bits(f64_mulmod(__dsub_rn(x, y), dbl(tw[p].x), c));
             }
             ++p;
@@ -731,7 +769,7 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
             if constexpr (INV && LAST && st.bit == GB - 1)
                 stage<st.slot, INV, true, FP>(v, c, tw);
             else
-                stage<st.slot, INV, false, FP>(v, c, tw);
+                stage<st.slot, INV, false, FP, st.bit % 3 == 2>(v, c, tw);
         }
         run_steps<GB, CB, S, INV, LAST, STG, FP, STEP + 1>(v, c, smem, lane, warp, gx0, logn,
                                                           tw_next);
@@ -930,8 +968,13 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
             // the row's 255 twiddles (see Staged), after the data loads: ptxas placed the wait
             // between the data loads when the copies came first, so half of them waited for it
             uint64_t *base = smem_dyn + (size_t)TILES * TPT * 8;
-            if constexpr (FP)
+            // (XF 2, the last pass of the rescale and of ModDown, runs mostly on pairs, whose
+            // two blocks of a row share the copied twiddles through L2: generating them
+            // measured 1-2 µs slower on a ciphertext's NTT-domain rescale at 2^16/33)
+            if constexpr (FP && XF == 2)
                 c.twsd = stage_row_twiddles_f64(c.twd, base, threadIdx.x / TPT, gx0 >> 8, n, lane);
+            else if constexpr (FP)
+                c.twsd = gen_row_twiddles_f64(c, base, threadIdx.x / TPT, gx0 >> 8, lane);
             else
                 c.tws = stage_row_twiddles(c.tw, base, threadIdx.x / TPT, gx0 >> 8, n, lane);
         }
