@@ -924,10 +924,21 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
     const bool xf64 = XF == 4 && F64 && c.f64 && dbl(ax[2]) > 0x1p-52;
     // XF 6: this limb is in PACKED COLUMNS (in place: in == out)
     const bool xpk = XF == 6 && F64 && c.f64 && lc.q < HEPA_KSK_PACK_BELOW;
+    // XF 1: FP64 route of the correction, for an FP64 limb when q_last = 2·aux[0] + 1 < 2^47
+    const bool xr64 = XF == 1 && F64 && c.f64 && aux[0] < HEPA_DEV_F64_BELOW / 2;
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         const size_t gx = off + gx0 + ((b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)) << S);
         if (XF == 1) { // the rescale's correction; aux[0] = q_last / 2, aux[1 + 3·limb] = q_last mod q
+            if (xr64) {
+                // the centred x (x - q_last when x > q_last / 2; exact, |.| < 2^46) reduced:
+                // |.| <= q/2 + 1, a start the FP64 stages' bounds allow (FP64 LIMBS); the same
+                // residue as hepa_center_mod's, which the stores make canonical
+                const uint64_t x = in[gx - off];
+                const double xd = u2d(x);
+                v[k] = bits(f64_reduce(x > aux[0] ? __dsub_rn(xd, u2d(2 * aux[0] + 1)) : xd, c));
+                continue;
+            }
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_center_mod(in[gx - off], aux[0], aux[1 + 3 * limb], &mod); // [0, q)
         } else if (XF == 3) { // CKKS encode (ckks_core.h), [0, q)
@@ -968,12 +979,11 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
             // the row's 255 twiddles (see Staged), after the data loads: ptxas placed the wait
             // between the data loads when the copies came first, so half of them waited for it
             uint64_t *base = smem_dyn + (size_t)TILES * TPT * 8;
-            // (XF 2, the last pass of the rescale and of ModDown, runs mostly on pairs, whose
-            // two blocks of a row share the copied twiddles through L2: generating them
-            // measured 1-2 µs slower on a ciphertext's NTT-domain rescale at 2^16/33)
-            if constexpr (FP && XF == 2)
-                c.twsd = stage_row_twiddles_f64(c.twd, base, threadIdx.x / TPT, gx0 >> 8, n, lane);
-            else if constexpr (FP)
+            // (FP64 rows generate them, GENERATED ROW TWIDDLES. For XF 2, the last pass of the
+            // rescale and of ModDown, which runs mostly on pairs whose two blocks of a row share
+            // copied twiddles through L2, generating and copying measured the same: 87.5-88.3
+            // µs per NTT-domain rescale of a ciphertext at 2^16/33, H100)
+            if constexpr (FP)
                 c.twsd = gen_row_twiddles_f64(c, base, threadIdx.x / TPT, gx0 >> 8, lane);
             else
                 c.tws = stage_row_twiddles(c.tw, base, threadIdx.x / TPT, gx0 >> 8, n, lane);
@@ -981,7 +991,7 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
         ulonglong2 tw[4];
         prefetch_step<GB, CB, S, INV, LAST, STG, FP, 0>(tw, c, lane, warp, gx0, logn);
         if constexpr (FP) {
-            if (!xf64) f64_in(v); // (XF 4's FP64 route loaded doubles)
+            if (!xf64 && !xr64) f64_in(v); // (the FP64 routes of XF 4 and XF 1 loaded doubles)
         }
         run_steps<GB, CB, S, INV, LAST, STG, FP, 0>(v, c, smem, lane, warp, gx0, logn, tw);
         if constexpr (FP) f64_out(v, c);
