@@ -115,10 +115,12 @@ hepa_status _hepa_dev_ntt_inverse(const struct hepa_ring *ring, size_t level, ui
  * as for _hepa_dev_ntt_forward; the pairs must not overlap each other. */
 hepa_status _hepa_dev_ntt_forward2(const struct hepa_ring *ring, size_t level, uint64_t *out_a,
                                    const uint64_t *in_a, uint64_t *out_b, const uint64_t *in_b);
-/* out = INTT(a ⊙ b): a, b in the NTT domain, out in the coefficient domain; the pointwise
- * product is fused into the first inverse pass. out may equal a or b. */
-hepa_status _hepa_dev_mul_inverse(const struct hepa_ring *ring, size_t level, uint64_t *out,
-                                  const uint64_t *a, const uint64_t *b);
+/* The negacyclic product out = INTT(NTT(a) ⊙ NTT(b)), coefficient domain in and out, [0, q).
+ * fa, fb: level·n words each, overwritten (the forward transforms, or the data between passes);
+ * they may be a and b themselves (then a and b are overwritten). a == b with fa == fb squares
+ * with one forward transform. out may equal fa or fb; nothing else may overlap. */
+hepa_status _hepa_dev_ntt_mul(const struct hepa_ring *ring, size_t level, uint64_t *out,
+                              const uint64_t *a, const uint64_t *b, uint64_t *fa, uint64_t *fb);
 /* The NTT-domain rescale of a0 (level limbs, NTT domain) for n >= 2^13, and of a1 with it when
  * out1 is not NULL (a pair shares every launch): out_i = (a_i - NTT_i(centred(c) mod q_i)) ·
  * q_(level-1)^(-1) for i < level - 1, where c = INTT(a's last limb). `last` (n words, 2n for a

@@ -9,8 +9,8 @@
 // residues mod Q as the representative in (-Q/4, Q/4). Then:
 //   1. to_rns: a_j mod q_i = Σ_m d_m·(r^m mod q_i) mod q_i from the base-r digits d_m (d_m <= r,
 //      the canonical form of p - 1 included), one Shoup product per digit;
-//   2. the ring layer: forward NTTs of both in one pair of launches (s limbs each), pointwise
-//      product fused into the inverse NTT (the same kernels as hepa_poly_mul on the GPU);
+//   2. the ring layer's negacyclic product in place (s limbs each; _hepa_dev_ntt_mul, the same
+//      kernels as hepa_poly_mul on the GPU);
 //   3. from_rns, exact CRT straight to Z/pZ: y_i = c_j·(Q/q_i)^(-1) mod q_i, then
 //      c_j = Σ y_i·(Q/q_i) - β·Q with β = round(Σ y_i/q_i) (the sum is within 1/4 of the integer
 //      β because |c_j| < Q/4; double precision errs by < s·2^-52), so
@@ -313,11 +313,9 @@ extern "C" hepa_status hepa_bp_rns_poly_mul(const hepa_bp_rns_plan *plan, uint64
     if (!square) {
         if (k8) to_rns<8>(plan, plan->RB, d_y, rs); else to_rns<16>(plan, plan->RB, d_y, rs);
     }
-    const uint64_t *rb = square ? plan->RA : plan->RB;
-    // both forward NTTs in one pair of launches (one NTT for a square)
-    st = square ? _hepa_dev_ntt_forward(ring, s, plan->RA, plan->RA)
-                : _hepa_dev_ntt_forward2(ring, s, plan->RA, plan->RA, plan->RB, plan->RB);
-    if (st == HEPA_OK) st = _hepa_dev_mul_inverse(ring, s, plan->RA, plan->RA, rb);
+    uint64_t *rb = square ? plan->RA : plan->RB;
+    // the product in place (one forward transform for a square)
+    st = _hepa_dev_ntt_mul(ring, s, plan->RA, plan->RA, rb, plan->RA, rb);
     if (st == HEPA_OK) {
         if (k8) from_rns<8>(plan, d_z, plan->RA, rs); else from_rns<16>(plan, d_z, plan->RA, rs);
         e = cudaGetLastError();

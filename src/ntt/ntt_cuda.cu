@@ -493,11 +493,12 @@ __device__ __forceinline__ void pdl_trigger() {
 
 // Copies the 255 twiddle pairs of row `row` (n >> 8 rows of 256 elements) into warp-private
 // shared memory: tile `tile`'s 256 pairs at base + 512·tile words (see STAGED TWIDDLES). The
-// whole warp calls it; returns where they are.
+// whole warp calls it; returns where they are. wait = false: only issues the copies (the caller
+// then runs cp_async_wait_all and __syncwarp before reading them).
 __device__ __forceinline__ const ulonglong2 *stage_row_twiddles(const ulonglong2 *tw,
                                                                 uint64_t *base, unsigned tile,
-                                                                size_t row, size_t n,
-                                                                unsigned lane) {
+                                                                size_t row, size_t n, unsigned lane,
+                                                                bool wait = true) {
     ulonglong2 *tws = reinterpret_cast<ulonglong2 *>(base) + (size_t)tile * 256;
 #pragma unroll
     for (unsigned t = 0; t < 8; ++t) {
@@ -506,8 +507,10 @@ __device__ __forceinline__ const ulonglong2 *stage_row_twiddles(const ulonglong2
         const unsigned lg = 31 - __clz(e), P = 1u << lg; // stage B = 7 - lg
         cp_async16(tws + e, tw + (n >> (8 - lg)) + row * P + (e - P));
     }
-    cp_async_wait_all();
-    __syncwarp(); // the other lanes' copies are visible
+    if (wait) {
+        cp_async_wait_all();
+        __syncwarp(); // the other lanes' copies are visible
+    }
     return tws;
 }
 
@@ -715,14 +718,47 @@ __device__ __forceinline__ void prefetch_step(ulonglong2 (&tw)[4], const Ctx &c,
     }
 }
 
-template <int GB, int CB, int S, bool INV, bool LAST, bool STG, bool FP, int STEP>
+// The tile's values from one mapping to another through shared memory: written under slot
+// e-bits P0..P2 with thread base pb, read under N0..N2 with base nb. WARP_TILE: the tile is one
+// warp (__syncwarp instead of a block barrier).
+template <int CB, bool WARP_TILE, int P0, int P1, int P2, int N0, int N1, int N2>
+__device__ __forceinline__ void exchange(uint64_t (&v)[8], uint64_t *smem, unsigned pb, unsigned nb,
+                                         unsigned lane) {
+    constexpr int C = 1 << CB;
+    if (WARP_TILE)
+        __syncwarp();
+    else
+        __syncthreads(); // earlier reads of smem are done
+    // Word (phys(b ^ o))·C + c = ((phys(b)·C + c) ^ phys(o)·C) for slot offset o: as byte
+    // offsets, one XOR with a constant per access (the product form cost three integer
+    // instructions per access: ModUp's column kernel spent about 8 per element on them).
+    char *const sb = reinterpret_cast<char *>(smem);
+    const unsigned pp = (phys_rt<CB>(pb) * C + (lane & (C - 1))) * 8;
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+        *reinterpret_cast<uint64_t *>(sb + (pp ^ phys(SlotOff<P0, P1, P2>::of(k), CB) * C * 8)) =
+            v[k];
+    if (WARP_TILE)
+        __syncwarp();
+    else
+        __syncthreads();
+    const unsigned np = (phys_rt<CB>(nb) * C + (lane & (C - 1))) * 8;
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+        v[k] = *reinterpret_cast<const uint64_t *>(
+            sb + (np ^ phys(SlotOff<N0, N1, N2>::of(k), CB) * C * 8));
+}
+
+// The steps from STEP on; RESTORE = false stops after the last stage (the mapping it leaves is
+// the schedule's steps[stages - 1].map; ntt_mulrows_kernel).
+template <int GB, int CB, int S, bool INV, bool LAST, bool STG, bool FP, int STEP,
+          bool RESTORE = true>
 __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *smem, unsigned lane,
                                           unsigned warp, unsigned gx0, unsigned logn,
                                           ulonglong2 (&tw)[4]) {
     constexpr Schedule sch = Sched<GB, CB, INV>::value;
-    if constexpr (STEP < sch.count) {
+    if constexpr (STEP < (RESTORE ? sch.count : sch.stages)) {
         constexpr Step st = sch.steps[STEP];
-        constexpr int C = 1 << CB;
         if constexpr (st.action == SWAP) {
             swap_slot_lane<st.slot, CB + st.lane_j>(v, lane);
         } else if constexpr (st.action == EXCHANGE) {
@@ -735,27 +771,9 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
                 pb = load_base<GB, CB, INV>(lane, warp);
             else
                 pb = thread_base<GB, CB, STEP - 1, INV>(lane, warp);
-            constexpr bool warp_tile = GB - 3 - (5 - CB) == 0; // the tile is one warp
-            if (warp_tile) __syncwarp(); else __syncthreads(); // earlier reads of smem are done
-            // Word (phys(b ^ o))·C + c = ((phys(b)·C + c) ^ phys(o)·C) for slot offset o: as byte
-            // offsets, one XOR with a constant per access (the product form cost three integer
-            // instructions per access: ModUp's column kernel spent about 8 per element on them).
-            char *const sb = reinterpret_cast<char *>(smem);
-            const unsigned pp = (phys_rt<CB>(pb) * C + (lane & (C - 1))) * 8;
-#pragma unroll
-            for (int k = 0; k < 8; ++k)
-                *reinterpret_cast<uint64_t *>(
-                    sb + (pp ^ phys(SlotOff<pm.ps[0], pm.ps[1], pm.ps[2]>::of(k), CB) * C * 8)) =
-                    v[k];
-            if (warp_tile) __syncwarp(); else __syncthreads();
-            const unsigned np =
-                (phys_rt<CB>(thread_base<GB, CB, STEP, INV>(lane, warp)) * C + (lane & (C - 1))) *
-                8;
-#pragma unroll
-            for (int k = 0; k < 8; ++k)
-                v[k] = *reinterpret_cast<const uint64_t *>(
-                    sb + (np ^ phys(SlotOff<st.map.ps[0], st.map.ps[1], st.map.ps[2]>::of(k), CB) *
-                                   C * 8));
+            exchange<CB, GB - 3 - (5 - CB) == 0, pm.ps[0], pm.ps[1], pm.ps[2], st.map.ps[0],
+                     st.map.ps[1], st.map.ps[2]>(v, smem, pb,
+                                                 thread_base<GB, CB, STEP, INV>(lane, warp), lane);
         }
         // The next step's twiddles are requested before this step computes. (Measured on an
         // H100 against loading them right before use: no difference beyond noise, n = 2^12 to
@@ -771,8 +789,8 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
             else
                 stage<st.slot, INV, false, FP, st.bit % 3 == 2>(v, c, tw);
         }
-        run_steps<GB, CB, S, INV, LAST, STG, FP, STEP + 1>(v, c, smem, lane, warp, gx0, logn,
-                                                          tw_next);
+        run_steps<GB, CB, S, INV, LAST, STG, FP, STEP + 1, RESTORE>(v, c, smem, lane, warp, gx0,
+                                                                    logn, tw_next);
     }
 }
 
@@ -1021,6 +1039,146 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
         }
         out[gx] = x;
     }
+}
+
+// FUSED PRODUCT ROWS (ntt_mulrows_kernel; _hepa_dev_ntt_mul, n = 2^13 .. 2^17). The middle of a
+// negacyclic product out = INTT(NTT(a) ⊙ NTT(b)): after the forward column pass of both factors
+// (fa, fb), one warp per 256-element row runs the forward row stages of both rows, their
+// pointwise product and the inverse row stages, and stores the row for the inverse column pass.
+// The unfused path (forward pair, then the inverse with the product fused into its load) wrote
+// both forward transforms and read them back: 13 passes' worth of words against 9 here (at
+// n = 2^16, L = 34, 71 MB less). The two rows share the row's twiddles; the forward's restore
+// exchange becomes one exchange from its last mapping straight to the inverse's load mapping.
+// One row at a time: a's transformed row waits in shared memory (PARK) while b's row is loaded
+// and transformed, so the kernel holds one row in registers like the row pass (both rows at once
+// took 122-128 registers, or spilled 400-750 bytes under the 64-register cap).
+// Ranges: integer limbs: fa, fb in [0, 4q) (the forward's lazy range between passes), as are
+// the rows after the forward stages; both factors are reduced to [0, q) for hepa_mod_mul, so
+// the inverse starts from [0, q) as the FUSED pass did. FP64 limbs (FP64 LIMBS): fa, fb in
+// [0, q); the forward stages leave |x| < 9q; the product is f64_mulmod(x_a, f64_reduce(x_b)),
+// |.| < 0.91q (Y = 9), and the inverse's bounds hold from there as from [0, q).
+// Shared memory: 4 exchange areas of 256 words, then per row W words (mulrows_words): FP64
+// rows (W = 512) generate the forward twiddles at [0, 256) and park a at [256, 512), where the
+// inverse twiddles are generated after the product; integer rows (W = 768) stage the forward's
+// pairs at [0, 512), park at [512, 768) and stage the inverse's pairs at [0, 512) once the
+// forward stages are done. W = 256 (park only) without STG.
+// The pointer, unknown to the compiler from here on (no reuse of earlier loads through it).
+template <typename T> __device__ __forceinline__ void launder(const T *&p) {
+    uintptr_t x = reinterpret_cast<uintptr_t>(p);
+    asm volatile("" : "+l"(x));
+    p = reinterpret_cast<const T *>(x);
+}
+// At least HEPA_MULROWS_MINB blocks of 128 threads per SM: 5 lets ptxas use 96 registers and it
+// spills nothing (8, the row pass's cap of 64, spilled 90-130 bytes). Negacyclic multiply,
+// H100, cold, µs, unfused / 8 / 6 / 5 / 4 blocks: 2^16/34 40-bit 114.2 / 92.5 / 89.5 / 88.8 /
+// 92.2, 60-bit 151.5 / 149.4 / 141.9 / 135.7 / 136.0; 2^17/64 40-bit 400.4 / 313.3 / 303.2 /
+// 300.9 / 312.0; 2^13/34 60-bit 31.2 / - / 37.7 / 26.5 / 27.3.
+#ifndef HEPA_MULROWS_MINB
+#define HEPA_MULROWS_MINB 5
+#endif
+__host__ __device__ constexpr unsigned mulrows_words(bool stg, bool any_int) {
+    return !stg ? 256 : any_int ? 768 : 512;
+}
+template <bool STG, bool F64>
+__global__ void __launch_bounds__(128, HEPA_MULROWS_MINB)
+    ntt_mulrows_kernel(uint64_t *out, const uint64_t *fa, const uint64_t *fb,
+                       const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
+                       unsigned logn, unsigned W) {
+    pdl_wait(); // PDL
+    pdl_trigger();
+    extern __shared__ uint64_t smem_dyn[];
+    constexpr Schedule sf = Sched<8, 0, false>::value, si = Sched<8, 0, true>::value;
+    constexpr Map lf = LoadMap<8, 0, false>::value, li = LoadMap<8, 0, true>::value;
+    constexpr Map mf = sf.steps[sf.stages - 1].map; // after the forward's last stage
+    constexpr Map fi = si.steps[si.count - 1].map;  // the inverse's store mapping
+    const size_t n = (size_t)1 << logn;
+    const int limb = blockIdx.y;
+    const unsigned lane = threadIdx.x & 31, t = threadIdx.x >> 5; // t: the block's row
+    const unsigned row = blockIdx.x * 4 + t, gx0 = row * 256;
+    uint64_t *smem = smem_dyn + (size_t)t * 256;         // the row's exchange area
+    uint64_t *area = smem_dyn + 4 * 256 + (size_t)t * W; // twiddles and PARK
+    const size_t off = (size_t)limb * n + gx0;
+    Ctx cf = ctx_of(limbs[limb], tables, n, limb, false);
+    ctx_f64<F64>(cf, limbs[limb], tables, n, false);
+    const unsigned b0 = load_base<8, 0, false>(lane, 0);
+    uint64_t v[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+        v[k] = fa[off + (b0 | SlotOff<lf.ps[0], lf.ps[1], lf.ps[2]>::of(k))];
+    auto body = [&](auto fp) {
+        constexpr bool FP = decltype(fp)::value;
+        uint64_t *park = area + (STG ? (FP ? 256 : 512) : 0);
+        if constexpr (STG) {
+            if constexpr (FP)
+                cf.twsd = gen_row_twiddles_f64(cf, area, 0, row, lane);
+            else
+                cf.tws = stage_row_twiddles(cf.tw, area, 0, row, n, lane);
+        }
+        ulonglong2 tw[4];
+        if constexpr (FP) f64_in(v);
+        prefetch_step<8, 0, 0, false, false, STG, FP, 0>(tw, cf, lane, 0, gx0, logn);
+        run_steps<8, 0, 0, false, false, STG, FP, 0, false>(v, cf, smem, lane, 0, gx0, logn, tw);
+        // PARK: lane-private words (k·32 + lane), read back by the same lane
+#pragma unroll
+        for (int k = 0; k < 8; ++k)
+            park[k * 32 + lane] = v[k];
+        __syncwarp(); // (keeps b's loads below a's transform: registers)
+        // b's twiddle reads are a's again: hide that, or the compiler keeps a's in registers
+        // across (spills of 140-730 bytes)
+        launder(cf.tw);
+        launder(cf.tws);
+        launder(cf.twd);
+        launder(cf.twsd);
+        unsigned lane2 = lane, gx2 = gx0; // (the same for the lane-derived indices)
+        asm volatile("" : "+r"(lane2), "+r"(gx2));
+#pragma unroll
+        for (int k = 0; k < 8; ++k)
+            v[k] = fb[off + (b0 | SlotOff<lf.ps[0], lf.ps[1], lf.ps[2]>::of(k))];
+        if constexpr (FP) f64_in(v);
+        prefetch_step<8, 0, 0, false, false, STG, FP, 0>(tw, cf, lane2, 0, gx2, logn);
+        run_steps<8, 0, 0, false, false, STG, FP, 0, false>(v, cf, smem, lane2, 0, gx2, logn, tw);
+        // the inverse's context only now (registers)
+        const hepa_dev_limb lc = limbs[limb];
+        Ctx ci = ctx_of(lc, tables, n, limb, true);
+        ctx_f64<F64>(ci, lc, tables, n, true);
+        if constexpr (STG && !FP) {
+            __syncwarp(); // every lane has read its last forward twiddles
+            ci.tws = stage_row_twiddles(ci.tw, area, 0, row, n, lane, false);
+        }
+        if constexpr (FP) {
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                v[k] = bits(f64_mulmod(dbl(park[k * 32 + lane]), f64_reduce(dbl(v[k]), cf), cf));
+        } else {
+            const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                v[k] = hepa_mod_mul(hepa_reduce_4q(park[k * 32 + lane], lc.q),
+                                    hepa_reduce_4q(v[k], lc.q), &mod);
+        }
+        if constexpr (STG && FP) {
+            __syncwarp(); // every lane has read its parked words
+            ci.twsd = gen_row_twiddles_f64(ci, park, 0, row, lane);
+        }
+        exchange<0, true, mf.ps[0], mf.ps[1], mf.ps[2], li.ps[0], li.ps[1], li.ps[2]>(
+            v, smem, thread_base<8, 0, sf.stages - 1, false>(lane, 0),
+            load_base<8, 0, true>(lane, 0), lane);
+        if constexpr (STG && !FP) {
+            cp_async_wait_all();
+            __syncwarp(); // the other lanes' copies are visible
+        }
+        prefetch_step<8, 0, 0, true, false, STG, FP, 0>(tw, ci, lane, 0, gx0, logn);
+        run_steps<8, 0, 0, true, false, STG, FP, 0>(v, ci, smem, lane, 0, gx0, logn, tw);
+        if constexpr (FP) f64_out(v, ci);
+    };
+    if (F64 && cf.f64)
+        body(std::bool_constant<F64>{});
+    else
+        body(std::false_type{});
+    const unsigned sb = thread_base<8, 0, si.count - 1, true>(lane, 0);
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+        out[off + (sb | SlotOff<fi.ps[0], fi.ps[1], fi.ps[2]>::of(k))] = v[k];
 }
 
 // PACKED COLUMNS. Key switching's fused ModUp (_hepa_dev_ntt_modup_cols, then
@@ -1783,7 +1941,9 @@ struct FxArgs {
     uint64_t *fin_b = nullptr;                       // FX_MODDOWN*, FX_RESCALE: pair's 2nd output
     const uint64_t *acc = nullptr, *acc_b = nullptr; // FX_MODDOWN*: added as stored, or NULL
     size_t run = 0;                                  // FX_MODUP1: map entries per source limb
-    bool last_only = false; // forward, n >= 2^13: only the last pass (after a cols_only call)
+    // n >= 2^13: only the last pass (forward: the rows, after a cols_only call; inverse: the
+    // columns, after ntt_mulrows_kernel)
+    bool last_only = false;
 };
 template <bool INV, bool FUSED, int FX = FX_NONE>
 cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
@@ -1906,8 +2066,11 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
         return last_pass();
     } else {
         // rows first, then columns; a pair (no FUSED caller has one) reads in_b, then out_b
-        e = ROWS(out, FUSED, in, in2, false, out_b, in_b, 0);
-        if (e != cudaSuccess) return e;
+        if (fx.last_only) {
+            if (logn < 13) return cudaErrorInvalidValue;
+        } else if ((e = ROWS(out, FUSED, in, in2, false, out_b, in_b, 0)) != cudaSuccess) {
+            return e;
+        }
         switch (logn) {
         case 13:
             return COLS(5, false, out, nullptr, true, out_b, 0);
@@ -1935,6 +2098,48 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
 #undef ROWS
 #undef TOP
 #undef MID
+}
+
+// The negacyclic product out = INTT(NTT(a) ⊙ NTT(b)) (see _hepa_dev_ntt_mul). n = 2^13 .. 2^17:
+// forward columns of the pair, FUSED PRODUCT ROWS, inverse columns (three launches, nine
+// passes' worth of words); other n (and HEPA_NTT_MULROWS=0, kept for A/B runs): the forward pair
+// and the inverse with the product fused into its first pass.
+#ifndef HEPA_NTT_MULROWS
+#define HEPA_NTT_MULROWS 1
+#endif
+cudaError_t run_mul(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *a,
+                    const uint64_t *b, uint64_t *fa, uint64_t *fb) {
+    const bool square = a == b && fa == fb;
+    const int logn = (int)ring->log_n;
+    cudaError_t e;
+    if (!HEPA_NTT_MULROWS || logn < 13 || logn > 17) {
+        e = square ? run_ntt<false, false>(ring, level, fa, a, nullptr)
+                   : run_ntt<false, false>(ring, level, fa, a, nullptr, fb, b);
+        return e != cudaSuccess ? e : run_ntt<true, true>(ring, level, out, fa, fb);
+    }
+    e = square ? run_ntt<false, false>(ring, level, fa, a, nullptr, nullptr, nullptr, nullptr,
+                                       nullptr, nullptr, true)
+               : run_ntt<false, false>(ring, level, fa, a, nullptr, fb, b, nullptr, nullptr,
+                                       nullptr, true);
+    if (e != cudaSuccess) return e;
+    const bool stg = logn >= HEPA_NTT_STAGE_MIN_LOGN;
+    bool any_int = !ring->dev->f64; // a limb on the integer path (FP64 LIMBS)
+    for (size_t i = 0; i < level && !any_int; ++i)
+        any_int = ring->moduli[i] >= HEPA_DEV_F64_BELOW;
+    const unsigned W = mulrows_words(stg, any_int);
+    const size_t smem = (size_t)8 * 4 * (256 + W); // see FUSED PRODUCT ROWS
+    auto kern =
+        stg ? (ring->dev->f64 ? ntt_mulrows_kernel<true, true> : ntt_mulrows_kernel<true, false>)
+            : (ring->dev->f64 ? ntt_mulrows_kernel<false, true> : ntt_mulrows_kernel<false, false>);
+    const dim3 grid((unsigned)((ring->n >> 8) / 4), (unsigned)level);
+    e = launch_k(true, ring, kern, grid, 128, smem, (cudaStream_t)ring->dev->stream, out,
+                 (const uint64_t *)fa, (const uint64_t *)fb, (const uint64_t *)ring->dev->tables,
+                 (const hepa_dev_limb *)ring->dev->limbs, (unsigned)logn, W);
+    if (e != cudaSuccess) return e;
+    FxArgs fx;
+    fx.last_only = true;
+    return run_ntt<true, false>(ring, level, out, out, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                nullptr, false, fx);
 }
 
 } // namespace
@@ -1966,9 +2171,10 @@ extern "C" hepa_status _hepa_dev_ntt_map(const hepa_ring *ring, int inverse, uin
     return _hepa_dev_status(e, "NTT (mapped limbs)");
 }
 
-extern "C" hepa_status _hepa_dev_mul_inverse(const hepa_ring *ring, size_t level, uint64_t *out,
-                                             const uint64_t *a, const uint64_t *b) {
-    return _hepa_dev_status(run_ntt<true, true>(ring, level, out, a, b), "NTT mul+inverse");
+extern "C" hepa_status _hepa_dev_ntt_mul(const hepa_ring *ring, size_t level, uint64_t *out,
+                                         const uint64_t *a, const uint64_t *b, uint64_t *fa,
+                                         uint64_t *fb) {
+    return _hepa_dev_status(run_mul(ring, level, out, a, b, fa, fb), "negacyclic product");
 }
 
 // The NTT-domain rescale (see device/internal.h): the inverse NTT of the last limb (of both

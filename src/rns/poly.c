@@ -165,9 +165,8 @@ hepa_status hepa_poly_mul_scalar(hepa_poly *out, const hepa_poly *a, const uint6
     return elementwise(HEPA_EW_MUL_SCALAR, out, a, NULL, scalars);
 }
 
-/* Negacyclic product of two coefficient-domain polynomials on the device: both forward NTTs out
- * of place into scratch in one pair of launches (one NTT when squaring), then the pointwise
- * product fused into the inverse. */
+/* Negacyclic product of two coefficient-domain polynomials on the device (_hepa_dev_ntt_mul):
+ * the forward transforms go out of place into scratch (one when squaring). */
 static hepa_status mul_coeff_cuda(hepa_poly *out, const hepa_poly *a, const hepa_poly *b) {
     const hepa_ring *r = a->ring;
     const size_t w = words(a);
@@ -176,9 +175,7 @@ static hepa_status mul_coeff_cuda(hepa_poly *out, const hepa_poly *a, const hepa
     hepa_status s = _hepa_dev_alloc(r, (void **)&scratch, (square ? 1 : 2) * w * sizeof *scratch);
     if (s != HEPA_OK) return s;
     uint64_t *fa = scratch, *fb = square ? scratch : scratch + w;
-    s = square ? _hepa_dev_ntt_forward(r, a->level, fa, a->data)
-               : _hepa_dev_ntt_forward2(r, a->level, fa, a->data, fb, b->data);
-    if (s == HEPA_OK) s = _hepa_dev_mul_inverse(r, a->level, out->data, fa, fb);
+    s = _hepa_dev_ntt_mul(r, a->level, out->data, a->data, b->data, fa, fb);
     _hepa_dev_free(r, scratch);
     return s;
 }

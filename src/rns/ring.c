@@ -103,9 +103,8 @@ hepa_status hepa_ring_sync(const hepa_ring *ring) {
     return ring->backend == HEPA_BACKEND_CUDA ? _hepa_dev_sync(ring) : HEPA_OK;
 }
 
-/* Device path of hepa_negacyclic_mul: upload both inputs into one scratch buffer, both forward
- * NTTs in place in one pair of launches, the pointwise product fused into the inverse,
- * download, wait. */
+/* Device path of hepa_negacyclic_mul: upload both inputs into one scratch buffer, the product
+ * in place there (_hepa_dev_ntt_mul), download, wait. */
 static hepa_status negacyclic_mul_cuda(const hepa_ring *ring, uint64_t *out, const uint64_t *a,
                                        const uint64_t *b) {
     const size_t L = ring->num_moduli, words = L * ring->n, bytes = words * sizeof(uint64_t);
@@ -115,8 +114,7 @@ static hepa_status negacyclic_mul_cuda(const hepa_ring *ring, uint64_t *out, con
     uint64_t *da = buf, *db = buf + words;
     if ((s = _hepa_dev_copy(ring, da, a, bytes, 0)) == HEPA_OK &&
         (s = _hepa_dev_copy(ring, db, b, bytes, 0)) == HEPA_OK &&
-        (s = _hepa_dev_ntt_forward2(ring, L, da, da, db, db)) == HEPA_OK &&
-        (s = _hepa_dev_mul_inverse(ring, L, da, da, db)) == HEPA_OK &&
+        (s = _hepa_dev_ntt_mul(ring, L, da, da, db, da, db)) == HEPA_OK &&
         (s = _hepa_dev_copy(ring, out, da, bytes, 1)) == HEPA_OK)
         s = _hepa_dev_sync(ring);
     _hepa_dev_free(ring, buf);

@@ -65,11 +65,11 @@ static void fill(test_rng *rng, const pair *p, size_t level, uint64_t *a) {
 
 /* Forward and inverse NTT, multiply (coefficient domain, squaring too), add, sub, neg, pointwise
  * and scalar products: device == host for one (n, L, bits). */
-static void check_all_ops(size_t n, size_t L, unsigned bits) {
+static void check_ops_on(pair *pp, unsigned bits) {
+    const pair p = *pp;
+    const size_t n = p.n, L = p.L;
     test_rng rng;
     test_rng_init(&rng);
-    pair p;
-    pair_init(&p, n, L, bits);
     const size_t level = L, w = level * n;
     uint64_t *a = test_alloc(w), *b = test_alloc(w), *want = test_alloc(w), *got = test_alloc(w);
     fill(&rng, &p, level, a);
@@ -152,11 +152,17 @@ static void check_all_ops(size_t n, size_t L, unsigned bits) {
     hepa_poly_destroy(db);
     hepa_poly_destroy(dc);
     T_OK(hepa_ring_sync(p.gpu));
-    pair_clear(&p);
     free(a);
     free(b);
     free(want);
     free(got);
+}
+
+static void check_all_ops(size_t n, size_t L, unsigned bits) {
+    pair p;
+    pair_init(&p, n, L, bits);
+    check_ops_on(&p, bits);
+    pair_clear(&p);
 }
 
 /* Every n from 2^4 to 2^20 with L in {1, 3} (quick runs stop at 2^18, the first three-pass
@@ -190,6 +196,26 @@ Test(gpu_ring, fp64_limbs, .timeout = 600) {
         if (logn % 4 == 0) check_all_ops((size_t)1 << logn, 2, 48);
     }
     check_all_ops((size_t)1 << 16, 34, 40);
+}
+
+/* A ring mixing FP64 limbs (40-bit) and integer ones (60-bit): the kernels built for FP64 limbs
+ * run both paths in one launch, and the fused product rows (ntt_cuda.cu, FUSED PRODUCT ROWS)
+ * size their shared memory for the integer path; with and without staged twiddles. */
+Test(gpu_ring, mixed_limbs) {
+    for (unsigned logn = 13; logn <= 17; ++logn) {
+        pair p;
+        p.n = (size_t)1 << logn;
+        p.L = 5;
+        T_OK(hepa_primes_ntt(p.moduli, 3, 40, p.n));
+        T_OK(hepa_primes_ntt(p.moduli + 3, 2, 60, p.n));
+        const uint64_t t = p.moduli[1]; /* interleave the kinds: 40, 60, 40, 60, 40 */
+        p.moduli[1] = p.moduli[3];
+        p.moduli[3] = t;
+        T_OK(hepa_ring_create(&p.cpu, p.n, p.moduli, p.L, HEPA_BACKEND_CPU));
+        T_OK(hepa_ring_create(&p.gpu, p.n, p.moduli, p.L, HEPA_BACKEND_CUDA));
+        check_ops_on(&p, 0);
+        pair_clear(&p);
+    }
 }
 
 /* Partial levels: operations use only the live limbs. */
