@@ -71,6 +71,7 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
         int major = 0;
         TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d->device));
         d->pdl = major >= 9;
+        TRY(cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, d->device));
     }
     TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     d->stream = st;
@@ -166,6 +167,8 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
         TRY(cudaMalloc((void **)&d->idmap, sizeof id));
         TRY(cudaMemcpy(d->idmap, id, sizeof id, cudaMemcpyHostToDevice));
     }
+    TRY(cudaMalloc((void **)&d->sched, HEPA_DEV_SCHED_WORDS * sizeof *d->sched));
+    TRY(cudaMemset(d->sched, 0, HEPA_DEV_SCHED_WORDS * sizeof *d->sched));
     {
         // the rescale constants of every level (see hepa_ring_device::rescale)
         const size_t B = 1 + 3 * L;
@@ -208,6 +211,7 @@ extern "C" void _hepa_dev_ring_free(hepa_ring *ring) {
     cudaFree(d->tables);
     cudaFree(d->limbs);
     cudaFree(d->idmap);
+    cudaFree(d->sched);
     cudaFree(d->rescale);
     if (d->helper) cudaStreamDestroy((cudaStream_t)d->helper);
     for (int k = 0; k < 2; ++k)

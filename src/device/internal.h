@@ -53,7 +53,12 @@ typedef struct hepa_ring_device {
     void *helper;          /* cudaStream_t, owned, of the highest priority: work that overlaps the
                             * ring's stream (_hepa_dev_fork / _hepa_dev_join) */
     void *fork_ev[2];      /* cudaEvent_t, owned: the fork's and the join's */
+    int sms;               /* the device's multiprocessor count */
+    unsigned *sched;       /* device, HEPA_DEV_SCHED_WORDS zeroed words: the work counters of the
+                            * one-launch NTT on the ring's stream (ntt_cuda.cu, TWO PASSES IN ONE
+                            * LAUNCH), zero again when each launch ends */
 } hepa_ring_device;
+#define HEPA_DEV_SCHED_WORDS 258
 
 /* Limbs with q below this run their NTT butterflies on the FP64 pipe (ntt_cuda.cu, FP64 LIMBS,
  * whose bounds need q < 2^47). */

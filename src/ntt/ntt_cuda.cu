@@ -850,21 +850,17 @@ __device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *
 //     pass): FP64 limbs below KS_PACK_BELOW are loaded and stored in PACKED COLUMNS.
 // F64: the kernel runs FP64 butterflies for its limbs with q < 2^47 (FP64 LIMBS), launched for
 // rings that have such a limb.
-// At least 1024 resident threads per SM (a cap of 64 registers per thread): without it the
-// compiler gave the 512-thread column kernel of n = 2^17 72 registers, one block per SM, and
-// the forward NTT at n = 2^17, L = 64 went from 203 to 225 µs on an H100.
+// tile_body is one block's work: block (bx, by), thread tid (ntt_tile_kernel passes its own
+// indices; ntt2_kernel the ones its work item names).
 template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG, int XF,
           bool F64>
-__global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
-                                  1024 / (TILES * (1 << (GB + CB - 3))))
-    ntt_tile_kernel(uint64_t *out, const uint64_t *in, const uint64_t *in2,
-                    const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
-                    unsigned logn, unsigned tile_stride, unsigned seg_bits, unsigned seg_stride,
-                    uint64_t *out_b, const uint64_t *in_b, unsigned level,
-                    const uint32_t *__restrict__ map, const uint64_t *__restrict__ aux,
-                    const uint64_t *in2_b, const uint64_t *acc, const uint64_t *acc_b) {
-    pdl_wait(); // PDL
-    pdl_trigger();
+__device__ __forceinline__ void
+tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *out,
+          const uint64_t *in, const uint64_t *in2, const uint64_t *__restrict__ tables,
+          const hepa_dev_limb *__restrict__ limbs, unsigned logn, unsigned tile_stride,
+          unsigned seg_bits, unsigned seg_stride, uint64_t *out_b, const uint64_t *in_b,
+          unsigned level, const uint32_t *__restrict__ map, const uint64_t *__restrict__ aux,
+          const uint64_t *in2_b, const uint64_t *acc, const uint64_t *acc_b) {
     extern __shared__ uint64_t smem_dyn[];
     constexpr int TPT = 1 << (GB + CB - 3); // threads per tile
     constexpr int C = 1 << CB;
@@ -883,10 +879,10 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
     // from L2 after the first (a row pass reads n - 256 twiddle pairs per limb, as many bytes as
     // the limb itself; with y = i + level they came from DRAM twice).
     // With a map (key switching: limbs of several polynomials, each with its own modulus),
-    // entry blockIdx.y gives the data limb (high bits) and the modulus index (low 8 bits); an
-    // inverse pair with a map (the pair rescale's last limbs) reads entry blockIdx.y - level for
+    // entry by gives the data limb (high bits) and the modulus index (low 8 bits); an
+    // inverse pair with a map (the pair rescale's last limbs) reads entry by - level for
     // in_b (forward kernels leave it out: it changed their register allocation).
-    int limb = blockIdx.y;
+    int limb = by;
     size_t dlimb;
     if (map) {
         if (INV && !FUSED && limb >= (int)level) { // only with out_b: else grid.y = level
@@ -910,14 +906,14 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
         }
         dlimb = (size_t)limb;
     }
-    const unsigned ltid = threadIdx.x % TPT;
-    const unsigned tile = blockIdx.x * TILES + threadIdx.x / TPT;
+    const unsigned ltid = tid % TPT;
+    const unsigned tile = bx * TILES + tid / TPT;
     const unsigned lane = ltid & 31, warp = ltid >> 5;
     // tiles come in segments of 2^seg_bits, tile_stride apart within a segment and seg_stride
     // between segments (the middle pass of a three-pass transform; one segment otherwise)
     const unsigned gx0 = (tile >> seg_bits) * seg_stride +
                          (tile & ((1u << seg_bits) - 1)) * tile_stride + (lane & (C - 1));
-    uint64_t *smem = smem_dyn + (size_t)(threadIdx.x / TPT) * (TPT * 8);
+    uint64_t *smem = smem_dyn + (size_t)(tid / TPT) * (TPT * 8);
     const hepa_dev_limb lc = limbs[limb];
     const size_t off = dlimb * n;
 
@@ -938,7 +934,7 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
     }
     // XF 4: this limb's conversion constants (see below); xf64: its FP64 route applies (an FP64
     // limb, and a source modulus below 2^52, i.e. 1/q_s > 2^-52)
-    const uint64_t *ax = XF == 4 ? aux + 3 * (size_t)(map ? blockIdx.y : (unsigned)limb) : nullptr;
+    const uint64_t *ax = XF == 4 ? aux + 3 * (size_t)(map ? by : (unsigned)limb) : nullptr;
     const bool xf64 = XF == 4 && F64 && c.f64 && dbl(ax[2]) > 0x1p-52;
     // XF 6: this limb is in PACKED COLUMNS (in place: in == out)
     const bool xpk = XF == 6 && F64 && c.f64 && lc.q < HEPA_KSK_PACK_BELOW;
@@ -1002,9 +998,9 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
             // copied twiddles through L2, generating and copying measured the same: 87.5-88.3
             // µs per NTT-domain rescale of a ciphertext at 2^16/33, H100)
             if constexpr (FP)
-                c.twsd = gen_row_twiddles_f64(c, base, threadIdx.x / TPT, gx0 >> 8, lane);
+                c.twsd = gen_row_twiddles_f64(c, base, tid / TPT, gx0 >> 8, lane);
             else
-                c.tws = stage_row_twiddles(c.tw, base, threadIdx.x / TPT, gx0 >> 8, n, lane);
+                c.tws = stage_row_twiddles(c.tw, base, tid / TPT, gx0 >> 8, n, lane);
         }
         ulonglong2 tw[4];
         prefetch_step<GB, CB, S, INV, LAST, STG, FP, 0>(tw, c, lane, warp, gx0, logn);
@@ -1038,6 +1034,112 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
             continue;
         }
         out[gx] = x;
+    }
+}
+
+// The tile kernel: one block runs tile_body for its (blockIdx.x, blockIdx.y).
+// At least 1024 resident threads per SM (a cap of 64 registers per thread): without it the
+// compiler gave the 512-thread column kernel of n = 2^17 72 registers, one block per SM, and
+// the forward NTT at n = 2^17, L = 64 went from 203 to 225 µs on an H100.
+template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG, int XF,
+          bool F64>
+__global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
+                                  1024 / (TILES * (1 << (GB + CB - 3))))
+    ntt_tile_kernel(uint64_t *out, const uint64_t *in, const uint64_t *in2,
+                    const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
+                    unsigned logn, unsigned tile_stride, unsigned seg_bits, unsigned seg_stride,
+                    uint64_t *out_b, const uint64_t *in_b, unsigned level,
+                    const uint32_t *__restrict__ map, const uint64_t *__restrict__ aux,
+                    const uint64_t *in2_b, const uint64_t *acc, const uint64_t *acc_b) {
+    pdl_wait(); // PDL
+    pdl_trigger();
+    tile_body<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, F64>(
+        blockIdx.x, blockIdx.y, threadIdx.x, out, in, in2, tables, limbs, logn, tile_stride,
+        seg_bits, seg_stride, out_b, in_b, level, map, aux, in2_b, acc, acc_b);
+}
+
+// TWO PASSES IN ONE LAUNCH (ntt2_kernel; n = 2^16 and 2^17, the plain transforms: one
+// polynomial, a pair, or mapped limbs; see launch_ntt2 for where). The two passes of a transform
+// as two launches leave the GPU draining at the end of the first (its last blocks run on a
+// part-empty GPU) and filling at the start of the second (every block waits for its first
+// loads), about 6 µs of the forward's 33 at 2^16/34 (the intercept of its time against L). Here
+// every block takes a work item from a counter (ctr[0]): one column tile or 2^(GB1 - 5) rows (the
+// same 2^GB1 threads) of one limb y. A second-pass item of limb y waits (spinning on ctr[2 + y],
+// the count of y's finished first-pass items; their writes are fenced before the count) until all
+// T1 = 32 first-pass items of y are done. Items are handed out in an order that puts limb y's
+// second pass D limbs after its first (D: about one wave of blocks), so waits are rare, and a wait
+// is always for items handed out earlier, whose blocks are running: no deadlock. The last block to
+// finish (ctr[1]) zeroes the counters for the next launch (stream order, and PDL's wait for the
+// whole grid, keep launches on one stream apart; the helper stream's copy of a ring does not use
+// this). Measured on an H100 (hepa-bench --gpu-suite, cold, two launches -> one, µs; D = one wave):
+// 2^16/34 60-bit forward 49.5 -> 48.2, inverse 55.5 -> 53.1; 40-bit (FP64) forward 33.4 ->
+// 35.0 (slower: not used there), inverse 37.6 -> 37.3; 2^17/64 40-bit forward 117.8 -> 119.3
+// (not used), inverse 137.7 -> 132.7. D = 1.5 waves: about the same at 2^16, 8-12% slower at
+// 2^17; D = half a wave: 1-4 µs slower at 2^16.
+template <int GB1, bool INV, bool F64>
+__global__ void __launch_bounds__(1 << GB1, 1024 >> GB1)
+    ntt2_kernel(uint64_t *out, const uint64_t *in, const uint64_t *__restrict__ tables,
+                const hepa_dev_limb *__restrict__ limbs, unsigned logn, uint64_t *out_b,
+                const uint64_t *in_b, unsigned level, const uint32_t *__restrict__ map, unsigned Y,
+                unsigned D, unsigned *ctr) {
+    pdl_wait(); // PDL
+    pdl_trigger();
+    constexpr int TR = (1 << GB1) / 32;  // rows per row item
+    constexpr unsigned T1 = 32, T2 = 32; // items per limb: 256 / 8 column tiles, (n >> 8) / TR
+    __shared__ unsigned s_item;
+    if (threadIdx.x == 0) s_item = atomicAdd(&ctr[0], 1u);
+    __syncthreads();
+    const unsigned t = s_item;
+    unsigned second, y, bx;
+    if (t < D * T1) { // the first D limbs' first passes
+        second = 0;
+        y = t / T1;
+        bx = t % T1;
+    } else {
+        const unsigned u = t - D * T1, mid = (Y - D) * (T1 + T2);
+        if (u < mid) { // limb D + s's first pass, then limb s's second
+            const unsigned s = u / (T1 + T2), r = u % (T1 + T2);
+            second = r >= T1;
+            y = second ? s : D + s;
+            bx = second ? r - T1 : r;
+        } else { // the last D limbs' second passes
+            second = 1;
+            y = Y - D + (u - mid) / T2;
+            bx = (u - mid) % T2;
+        }
+    }
+    if (second) {
+        if (threadIdx.x == 0) {
+            unsigned c;
+            for (;;) {
+                asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+                             : "=r"(c)
+                             : "l"(ctr + 2 + y)
+                             : "memory");
+                if (c >= T1) break;
+                __nanosleep(100);
+            }
+        }
+        __syncthreads();
+    }
+    const uint64_t *src = second ? out : in, *src_b = second ? out_b : in_b;
+    if (INV != (bool)second) // rows: the forward's second pass, the inverse's first
+        tile_body<8, 0, 0, TR, INV, false, !INV, true, 0, F64>(
+            bx, y, threadIdx.x, out, src, nullptr, tables, limbs, logn, 256, 31, 0, out_b, src_b,
+            level, map, nullptr, nullptr, nullptr, nullptr);
+    else
+        tile_body<GB1, 3, 8, 1, INV, false, INV, false, 0, F64>(
+            bx, y, threadIdx.x, out, src, nullptr, tables, limbs, logn, 8, 31, 0, out_b, src_b,
+            level, map, nullptr, nullptr, nullptr, nullptr);
+    if (!second) {
+        __threadfence(); // this thread's stores, before the count says they are there
+        __syncthreads();
+        if (threadIdx.x == 0) atomicAdd(&ctr[2 + y], 1u);
+    }
+    if (threadIdx.x == 0 && atomicAdd(&ctr[1], 1u) == Y * (T1 + T2) - 1) {
+        ctr[0] = ctr[1] = 0; // the last block: every other one has finished
+        for (unsigned i = 0; i < Y; ++i)
+            ctr[2 + i] = 0;
     }
 }
 
@@ -1934,6 +2036,51 @@ cudaError_t launch_modupn_cols_any(const hepa_ring *ring, unsigned ns, unsigned 
 //   FX_PACKCOLS (cols_only, n = 2^15 .. 2^17 with FP64 limbs): the column pass in place on
 //     PACKED COLUMNS (XF 6), for key switching's ModUp with digits of 2 or more limbs.
 enum { FX_NONE, FX_RESCALE, FX_ENCODE, FX_MODUP1, FX_MODDOWN, FX_MODDOWN1, FX_PACKCOLS };
+
+// TWO PASSES IN ONE LAUNCH where it applies (n = 2^16 or 2^17, at most HEPA_DEV_SCHED_WORDS - 2
+// limbs in the grid, the ring's own stream); returns false (nothing launched) otherwise.
+#ifndef HEPA_NTT2
+#define HEPA_NTT2 1
+#endif
+#ifndef HEPA_NTT2_D
+#define HEPA_NTT2_D 0 // the lag in limbs; 0: one wave of blocks' worth
+#endif
+template <bool INV>
+bool launch_ntt2(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
+                 uint64_t *out_b, const uint64_t *in_b, const uint32_t *map, cudaError_t *err) {
+    const int logn = (int)ring->log_n;
+    const size_t Y = out_b ? 2 * level : level;
+    const hepa_ring_device *d = ring->dev;
+    // one wave of blocks in limbs: 4 blocks of 256 threads per SM at 2^16, 2 of 512 at 2^17
+    const size_t wave = (size_t)d->sms * (logn == 16 ? 4 : 2) / 32;
+    // Where it measured faster (H100, see TWO PASSES IN ONE LAUNCH): the inverse, and the forward
+    // of rings without FP64 limbs; at least two waves of limbs (fewer: nothing to overlap)
+    if (!HEPA_NTT2 || (logn != 16 && logn != 17) || Y < 2 * wave || Y > HEPA_DEV_SCHED_WORDS - 2 ||
+        d->stream == d->helper || (!INV && d->f64))
+        return false;
+    auto go = [&](auto gb) {
+        constexpr int GB1 = decltype(gb)::value;
+        constexpr size_t T = (size_t)1 << GB1;
+        // column tile: an exchange word per element; rows: exchange and staged twiddles
+        const size_t smem = 8 * (T * 8 > (T / 32) * (256 + 512) ? T * 8 : (T / 32) * (256 + 512));
+        auto kern = d->f64 ? ntt2_kernel<GB1, INV, true> : ntt2_kernel<GB1, INV, false>;
+        // (48 KiB and more: with the kernel's static word it is over the default limit)
+        if (smem >= 48 * 1024) {
+            cudaError_t e =
+                cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+            if (e != cudaSuccess) return e;
+        }
+        size_t D = HEPA_NTT2_D ? HEPA_NTT2_D : wave;
+        if (D < 1) D = 1;
+        if (D > Y) D = Y;
+        return launch_k(true, ring, kern, dim3((unsigned)(Y * 64)), (unsigned)T, smem,
+                        (cudaStream_t)d->stream, out, in, (const uint64_t *)d->tables,
+                        (const hepa_dev_limb *)d->limbs, (unsigned)logn, out_b, in_b,
+                        (unsigned)level, map, (unsigned)Y, (unsigned)D, d->sched);
+    };
+    *err = logn == 16 ? go(std::integral_constant<int, 8>{}) : go(std::integral_constant<int, 9>{});
+    return true;
+}
 // run_ntt's operands of the fusions that take more than aux (FX_MODUP1, FX_MODDOWN*)
 struct FxArgs {
     const uint64_t *aux2 = nullptr;                  // FX_MODDOWN*: the last pass's constants
@@ -2000,6 +2147,10 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
     // tiles come in 2^T segments of 32 (one per value of the top bits, 2^(8+M) apart).
     const size_t rows = n >> 8, col_tiles = 256 / 8;
     cudaError_t e;
+    if constexpr (FX == FX_NONE && !FUSED)
+        if (!cols_only && !fx.last_only &&
+            launch_ntt2<INV>(ring, level, out, in, out_b, in_b, map, &e))
+            return e;
 #define COLS(GB1, FUS, IN, IN2, LAST, INB, XF)                                                 \
     launch_tile<GB1, 3, 8, 1, INV, FUS, LAST, false, XF>(out, IN, IN2, ring, level, 8, col_tiles, \
                                                          st, out_b, INB, map, 31, 0, aux)
