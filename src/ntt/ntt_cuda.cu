@@ -1071,7 +1071,11 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
 // is always for items handed out earlier, whose blocks are running: no deadlock. The last block to
 // finish (ctr[1]) zeroes the counters for the next launch (stream order, and PDL's wait for the
 // whole grid, keep launches on one stream apart; the helper stream's copy of a ring does not use
-// this). Measured on an H100 (hepa-bench --gpu-suite, cold, two launches -> one, µs; D = one wave):
+// this). Invariant: the counters are zero when a launch starts. Only a launch that never
+// completes (a sticky error, after which the context is unusable) leaves them set; two launches
+// of one ring running at once (e.g. a captured graph replayed beside the ring's stream) would
+// break it.
+// Measured on an H100 (hepa-bench --gpu-suite, cold, two launches -> one, µs; D = one wave):
 // 2^16/34 60-bit forward 49.5 -> 48.2, inverse 55.5 -> 53.1; 40-bit (FP64) forward 33.4 ->
 // 35.0 (slower: not used there), inverse 37.6 -> 37.3; 2^17/64 40-bit forward 117.8 -> 119.3
 // (not used), inverse 137.7 -> 132.7. D = 1.5 waves: about the same at 2^16, 8-12% slower at
