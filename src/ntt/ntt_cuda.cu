@@ -1168,7 +1168,10 @@ __global__ void __launch_bounds__(1 << GB1, 1024 >> GB1)
 // inverse twiddles are generated after the product; integer rows (W = 768) stage the forward's
 // pairs at [0, 512), park at [512, 768) and stage the inverse's pairs at [0, 512) once the
 // forward stages are done. W = 256 (park only) without STG.
-// The pointer, unknown to the compiler from here on (no reuse of earlier loads through it).
+// The value, unknown to the compiler from here on (nothing derived from it earlier is reused).
+__device__ __forceinline__ void launder(unsigned &x) {
+    asm volatile("" : "+r"(x));
+}
 template <typename T> __device__ __forceinline__ void launder(const T *&p) {
     uintptr_t x = reinterpret_cast<uintptr_t>(p);
     asm volatile("" : "+l"(x));
@@ -1236,7 +1239,8 @@ __global__ void __launch_bounds__(128, HEPA_MULROWS_MINB)
         launder(cf.twd);
         launder(cf.twsd);
         unsigned lane2 = lane, gx2 = gx0; // (the same for the lane-derived indices)
-        asm volatile("" : "+r"(lane2), "+r"(gx2));
+        launder(lane2);
+        launder(gx2);
 #pragma unroll
         for (int k = 0; k < 8; ++k)
             v[k] = fb[off + (b0 | SlotOff<lf.ps[0], lf.ps[1], lf.ps[2]>::of(k))];
@@ -1918,6 +1922,14 @@ cudaError_t launch_k(bool pdl, const hepa_ring *ring, void (*k)(P...), dim3 grid
     return cudaLaunchKernelEx(&cfg, k, args...);
 }
 
+// tile_body's dynamic shared memory for a block of TILES tiles: an exchange area for every tile
+// but column tiles without warp bits (they never exchange), then with STG the staged twiddles
+constexpr size_t tile_smem_bytes(int GB, int CB, int TILES, bool INV, bool STG) {
+    const bool lane_smem = INV ? HEPA_NTT_LANE_SMEM_INV : HEPA_NTT_LANE_SMEM_FWD;
+    const bool exchanges = lane_smem || !(CB > 0 && GB - 3 - (5 - CB) == 0);
+    return (exchanges ? ((size_t)8 * TILES << (GB + CB)) : 0) +
+           (STG ? (size_t)TILES * 256 * sizeof(ulonglong2) : 0);
+}
 template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG = false,
           int XF = 0>
 cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
@@ -1927,11 +1939,7 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                         const uint64_t *aux = nullptr, const uint64_t *in2_b = nullptr,
                         const uint64_t *acc = nullptr, const uint64_t *acc_b = nullptr) {
     constexpr int TPT = 1 << (GB + CB - 3);
-    // an exchange area for every tile but column tiles without warp bits (they never exchange)
-    constexpr bool lane_smem = INV ? HEPA_NTT_LANE_SMEM_INV : HEPA_NTT_LANE_SMEM_FWD;
-    constexpr bool exchanges = lane_smem || !(CB > 0 && GB - 3 - (5 - CB) == 0);
-    const size_t smem = (exchanges ? ((size_t)8 * TILES << (GB + CB)) : 0) +
-                        (STG ? (size_t)TILES * 256 * sizeof(ulonglong2) : 0);
+    constexpr size_t smem = tile_smem_bytes(GB, CB, TILES, INV, STG);
     // rings with a modulus below 2^47 get the kernels that can run FP64 butterflies; the others
     // keep kernels without that code (with it, the 60-bit inverse NTT at n = 2^16, L = 34 took
     // 59 µs instead of 53.5 on an H100: more registers, spills)
@@ -2065,8 +2073,10 @@ bool launch_ntt2(const hepa_ring *ring, size_t level, uint64_t *out, const uint6
     auto go = [&](auto gb) {
         constexpr int GB1 = decltype(gb)::value;
         constexpr size_t T = (size_t)1 << GB1;
-        // column tile: an exchange word per element; rows: exchange and staged twiddles
-        const size_t smem = 8 * (T * 8 > (T / 32) * (256 + 512) ? T * 8 : (T / 32) * (256 + 512));
+        // the larger of a column tile's and T / 32 rows' (the tile_body calls of ntt2_kernel)
+        constexpr size_t cs = tile_smem_bytes(GB1, 3, 1, INV, false),
+                         rs = tile_smem_bytes(8, 0, (int)(T / 32), INV, true),
+                         smem = cs > rs ? cs : rs;
         auto kern = d->f64 ? ntt2_kernel<GB1, INV, true> : ntt2_kernel<GB1, INV, false>;
         // (48 KiB and more: with the kernel's static word it is over the default limit)
         if (smem >= 48 * 1024) {
