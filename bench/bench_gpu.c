@@ -591,23 +591,16 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int hepa_bench_ckks(size_t reps, const char *commit) {
-    struct cudaDeviceProp prop;
-    double bw;
-    if (bp_prologue("--ckks", &commit, &prop, &bw)) return 1;
-    printf("# hepa-bench CKKS encode/decode\n\nGPU: %s, commit %s\n"
-           "device-to-device copy: %.0f GB/s (read + write)\n\n",
-           prop.name, commit, bw);
-    /* encode / decode at N = 2^16, 34 limbs of 60 bits, Δ = 2^40 */
-    const size_t n = 65536, L = 34, h = n / 2;
-    uint64_t q[34];
-    HK(hepa_primes_ntt(q, L, 60, n));
+/* One prime chain: encode and decode timings and a round-trip check. */
+static int ckks_chain(size_t reps, const char *title, const uint64_t *q, size_t L) {
+    const size_t n = 65536, h = n / 2;
     hepa_ring *ring;
     HK(hepa_ring_create(&ring, n, q, L, HEPA_BACKEND_CUDA));
     hepa_ckks_encoder *enc;
     HK(hepa_ckks_encoder_create(&enc, ring));
     double *hz = malloc(2 * h * sizeof *hz), *dz, *dout, *hout;
-    if (!hz) return 1;
+    double *t = malloc(reps * sizeof *t);
+    if (!hz || !t) return 1;
     uint64_t seed = 0xA4093822299F31D0ull;
     for (size_t i = 0; i < 2 * h; ++i) {
         seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
@@ -620,16 +613,14 @@ int hepa_bench_ckks(size_t reps, const char *commit) {
     hepa_poly *pt;
     HK(hepa_poly_create(&pt, ring, L));
     const double scale = 0x1p40;
-    double *t = malloc(reps * sizeof *t);
-    if (!t) return 1;
     static const char *what[4] = {"encode (device slots in, NTT-domain plaintext out)",
                                   "encode (host slots in)",
                                   "decode to device memory (waits for the result)",
                                   "decode to host memory (pinned)"};
-    printf("N = 2^16, %zu limbs of 60 bits, scale 2^40; host wall time of the call (encode waits "
+    printf("## %s\n\nN = 2^16, %zu limbs, scale 2^40; host wall time of the call (encode waits "
            "for its own check; decode + hepa_ring_sync), median of %zu after 3 warm-ups; decode "
            "reads %zu limbs\n\n| operation | median µs | min µs |\n|---|---|---|\n",
-           L, reps, hepa_ckks_decode_limbs(enc, L, scale));
+           title, L, reps, hepa_ckks_decode_limbs(enc, L, scale));
     for (int op = 0; op < 4; ++op) {
         for (size_t i = 0; i < reps + 3; ++i) {
             HK(hepa_ring_sync(ring));
@@ -652,17 +643,113 @@ int hepa_bench_ckks(size_t reps, const char *commit) {
     HK(hepa_ckks_decode(enc, pt, scale, hout));
     double worst = 0;
     for (size_t i = 0; i < 2 * h; ++i) worst = fmax(worst, fabs(hout[i] - hz[i]));
-    printf("\nround trip max |error| = %.3g (bound N/Δ = %.3g)\n", worst, (double)n / scale);
+    printf("\nround trip max |error| = %.3g (bound N/Δ = %.3g)\n\n", worst, (double)n / scale);
     hepa_poly_destroy(pt);
     hepa_host_free(hout);
     cudaFree(dz);
     cudaFree(dout);
     free(hz);
+    free(t);
     hepa_ckks_encoder_destroy(enc);
     hepa_ring_destroy(ring);
+    return worst > (double)n / scale;
+}
 
+/* Encode and decode (device slots) with each DFT mode forced (hepa_ckks_encoder_set_dft_mode), for
+ * N = 2^12 ... 2^17 with 4 primes of 40 bits: the cost order behind HEPA_CKKS_DFT_AUTO. */
+static int ckks_modes(size_t reps) {
+    static const int modes[3] = {HEPA_DFT_FP64, HEPA_DFT_FP16X2, HEPA_DFT_FP16};
+    static const char *names[3] = {"FP64", "FP16X2", "FP16"};
+    printf(
+        "## DFT modes forced (hepa_ckks_encoder_set_dft_mode), 4 primes of 40 bits, scale 2^20\n\n"
+        "Host wall time of the call, median of %zu after 3 warm-ups, slots in device memory; "
+        "error: max |decode(encode(z)) - z| over the slots, |z| < 1, both in the mode\n\n"
+        "| N | mode | encode µs | decode µs | max error |\n|---|---|---|---|---|\n",
+        reps);
+    double *t = malloc(reps * sizeof *t);
+    if (!t) return 1;
+    for (unsigned lg = 12; lg <= 17; ++lg) {
+        const size_t n = (size_t)1 << lg, h = n / 2, L = 4;
+        uint64_t q[4];
+        HK(hepa_primes_ntt(q, L, 40, n));
+        hepa_ring *ring;
+        HK(hepa_ring_create(&ring, n, q, L, HEPA_BACKEND_CUDA));
+        hepa_ckks_encoder *enc;
+        HK(hepa_ckks_encoder_create(&enc, ring));
+        double *hz = malloc(2 * h * sizeof *hz), *hout = malloc(2 * h * sizeof *hout), *dz, *dout;
+        if (!hz || !hout) return 1;
+        uint64_t seed = 0x5DEECE66Dull + lg;
+        for (size_t i = 0; i < 2 * h; ++i) {
+            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+            hz[i] = (double)(seed >> 11) * 0x1p-52 - 1.0;
+        }
+        CK(cudaMalloc((void **)&dz, 2 * h * sizeof *dz));
+        CK(cudaMalloc((void **)&dout, 2 * h * sizeof *dout));
+        CK(cudaMemcpy(dz, hz, 2 * h * sizeof *dz, cudaMemcpyHostToDevice));
+        hepa_poly *pt;
+        HK(hepa_poly_create(&pt, ring, L));
+        const double scale = 0x1p20;
+        for (int m = 0; m < 3; ++m) {
+            HK(hepa_ckks_encoder_set_dft_mode(enc, modes[m]));
+            double med[2], mn;
+            for (int op = 0; op < 2; ++op) {
+                for (size_t i = 0; i < reps + 3; ++i) {
+                    HK(hepa_ring_sync(ring));
+                    const double t0 = now_s();
+                    if (op == 0) {
+                        HK(hepa_ckks_encode(enc, pt, dz, scale));
+                    } else {
+                        HK(hepa_ckks_decode(enc, pt, scale, dout));
+                        HK(hepa_ring_sync(ring));
+                    }
+                    const double t1 = now_s();
+                    if (i >= 3) t[i - 3] = t1 - t0;
+                }
+                stats(t, reps, &med[op], &mn);
+            }
+            HK(hepa_ckks_encode(enc, pt, dz, scale));
+            HK(hepa_ckks_decode(enc, pt, scale, dout));
+            HK(hepa_ring_sync(ring));
+            CK(cudaMemcpy(hout, dout, 2 * h * sizeof *hout, cudaMemcpyDeviceToHost));
+            double worst = 0;
+            for (size_t i = 0; i < 2 * h; ++i)
+                worst = fmax(worst, fabs(hout[i] - hz[i]));
+            printf("| 2^%u | %s | %.1f | %.1f | %.2g |\n", lg, names[m], med[0] * 1e6, med[1] * 1e6,
+                   worst);
+            fflush(stdout);
+        }
+        hepa_poly_destroy(pt);
+        cudaFree(dz);
+        cudaFree(dout);
+        free(hz);
+        free(hout);
+        hepa_ckks_encoder_destroy(enc);
+        hepa_ring_destroy(ring);
+    }
     free(t);
+    printf("\n");
     return 0;
+}
+
+int hepa_bench_ckks(size_t reps, const char *commit) {
+    struct cudaDeviceProp prop;
+    double bw;
+    if (bp_prologue("--ckks", &commit, &prop, &bw)) return 1;
+    printf("# hepa-bench CKKS encode/decode\n\nGPU: %s, commit %s\n"
+           "device-to-device copy: %.0f GB/s (read + write)\n\n",
+           prop.name, commit, bw);
+    /* encode / decode at N = 2^16, 34 limbs, Δ = 2^40: all primes of 60 bits, and the chain a
+     * CKKS user picks for Δ = 2^40 (one 60-bit prime, 33 of 40 bits; issue 6's parameters, as in
+     * Phantom's and SEAL's examples), whose 40-bit limbs take the FP64 NTT path */
+    const size_t L = 34;
+    uint64_t q[34];
+    HK(hepa_primes_ntt(q, L, 60, 65536));
+    int bad = ckks_chain(reps, "34 primes of 60 bits", q, L);
+    HK(hepa_primes_ntt(q, 1, 60, 65536));
+    HK(hepa_primes_ntt(q + 1, L - 1, 40, 65536));
+    bad |= ckks_chain(reps, "one 60-bit prime and 33 of 40 bits", q, L);
+    bad |= ckks_modes(reps);
+    return bad;
 }
 
 /* ---- batched DFT plans against cuFFT (--dft) ---------------------------------------------------

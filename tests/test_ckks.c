@@ -372,3 +372,39 @@ Test(ckks, bad_input) {
     cctx_clear(&c);
     cctx_clear(&d);
 }
+
+/* DFT MODE (hepa/ckks.h) on the CPU backend: AUTO and FP64 only; the resolved mode is FP64 (the
+ * cheapest in the measured cost order) for every scale; bad arguments. */
+Test(ckks, dft_mode) {
+    cctx c;
+    cctx_init(&c, 64, 3, 60);
+    const double scales[] = {1.0, 0x1p10, 0x1p20, 0x1p40, 0x1p100};
+    for (int i = 0; i < 5; ++i)
+        cr_assert_eq(hepa_ckks_dft_mode(c.enc, scales[i]), HEPA_DFT_FP64);
+    cr_assert_eq(hepa_ckks_dft_mode(NULL, 0x1p40), -1);
+    cr_assert_eq(hepa_ckks_dft_mode(c.enc, 0), -1);
+    cr_assert_eq(hepa_ckks_dft_mode(c.enc, -1), -1);
+    cr_assert_eq(hepa_ckks_dft_mode(c.enc, NAN), -1);
+    cr_assert_eq(hepa_ckks_dft_mode(c.enc, INFINITY), -1);
+    T_STATUS(hepa_ckks_encoder_set_dft_mode(NULL, HEPA_DFT_FP64), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, 3), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, -2), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, HEPA_DFT_FP16), HEPA_ERR_UNSUPPORTED);
+    T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, HEPA_DFT_FP16X2), HEPA_ERR_UNSUPPORTED);
+    cr_assert_eq(hepa_ckks_dft_mode(c.enc, 0x1p40), HEPA_DFT_FP64, "mode changed on error");
+    T_OK(hepa_ckks_encoder_set_dft_mode(c.enc, HEPA_DFT_FP64));
+    cr_assert_eq(hepa_ckks_dft_mode(c.enc, 0x1p40), HEPA_DFT_FP64);
+    T_OK(hepa_ckks_encoder_set_dft_mode(c.enc, HEPA_CKKS_DFT_AUTO));
+    /* still encodes and decodes */
+    double z[64], out[64];
+    for (int i = 0; i < 64; ++i)
+        z[i] = (i % 7) * 0.125 - 0.375;
+    hepa_poly *p;
+    T_OK(hepa_poly_create(&p, c.ring, 3));
+    T_OK(hepa_ckks_encode(c.enc, p, z, 0x1p40));
+    T_OK(hepa_ckks_decode(c.enc, p, 0x1p40, out));
+    for (int i = 0; i < 64; ++i)
+        cr_assert(fabs(out[i] - z[i]) < 1e-9);
+    hepa_poly_destroy(p);
+    cctx_clear(&c);
+}

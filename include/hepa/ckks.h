@@ -19,9 +19,11 @@
  * about 2^61 — and reads no more limbs than that needs. The integer coefficients are centred,
  * converted to double (relative error <= 2^-52), divided by Δ and transformed.
  *
- * Precision: double-precision DFT (HEPA_DFT_FP64). The encoding's own error is the rounding to
- * integers, about 1/Δ per coefficient; the FP64 DFT adds relative errors near 2^-50, far below
- * that for every Δ up to 2^50. (Tensor-core modes: issue 4, not built yet.)
+ * Precision: the DFT runs in one of hepa/dft.h's modes (DFT MODE below). The encoding's own
+ * error is the rounding to integers: RMS 0.29 per coefficient, about 0.29·sqrt(N)/Δ per slot. A
+ * DFT of relative L2 error ε adds about ε·Δ·rms|z|/sqrt(N) per coefficient (RMS), which stays
+ * below the rounding while ε·Δ·rms|z| <= 0.29·sqrt(N): for FP64 (ε ≈ 2.6e-16) every Δ up to 2^57
+ * at N = 2^16 and |z| <= 1.
  */
 #ifndef HEPA_CKKS_H
 #define HEPA_CKKS_H
@@ -29,6 +31,7 @@
 #include <stddef.h>
 #include "hepa/poly.h"
 #include "hepa/ring.h"
+#include "hepa/dft.h"
 #include "hepa/status.h"
 
 #ifdef __cplusplus
@@ -71,6 +74,32 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_ckks_decode(const hepa_ckks_encoder *en
                                                       const hepa_poly *pt, double scale,
                                                       double *slots);
 
+/* DFT MODE. The precision of the encoder's DFTs, for encode and decode alike:
+ * HEPA_CKKS_DFT_AUTO (the default) or a hepa_dft_mode (hepa/dft.h: HEPA_DFT_FP64, HEPA_DFT_FP16X2,
+ * HEPA_DFT_FP16) to force one. AUTO takes, per call, the cheapest mode whose DFT error stays below
+ * the encoding's own rounding error at that Δ for slots of magnitude up to 1 (ε·Δ <= 0.29·sqrt(N),
+ * ε the mode's documented error bound: FP16X2 up to Δ ≈ 2^26, FP16 up to Δ ≈ 2^15 at N = 2^16).
+ * Measured on an H100 (bench/results/2026-11-24-h100-ckks-modes.md, N = 2^12 ... 2^17), FP64
+ * encodes 5-14 µs faster than the tensor-core modes at N = 2^13 ... 2^17 and as fast at 2^12: the
+ * encoder transforms one vector of N/2 slots, which FP64 places, transforms and rounds in one
+ * kernel (N = 2^13 ... 2^16) where the others take three launches. Decode costs the same in every
+ * mode within 3 µs (FP16 1-3 µs less at N <= 2^14, where its error is below the rounding only
+ * for Δ <= 2^13 or so). So AUTO is FP64 for both; forcing FP16X2 or FP16 gains nothing worth
+ * their error on that GPU and is there for experiments.
+ * Forced FP16X2 / FP16 on encode: the slots go into the DFT unscaled (FP16: times
+ * 2^-ceil(log2(N/2)/2)) and Δ is applied after it, so FP16X2 takes any slot a float holds; FP16
+ * overflows for slots beyond about 65504/sqrt(N/2) in magnitude, and encode then returns
+ * HEPA_ERR_RANGE; decode with FP16 likewise holds slots up to about 65504/sqrt(N/2) (beyond, they
+ * come out infinite). Errors: HEPA_ERR_INVALID_ARGUMENT (NULL; an unknown mode),
+ * HEPA_ERR_UNSUPPORTED (FP16X2 or FP16 on the CPU backend, which has only the double-precision DFT;
+ * or on a GPU older than sm_80), HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_DEVICE (creating the mode's DFT
+ * plan). On error the mode is unchanged. */
+#define HEPA_CKKS_DFT_AUTO (-1)
+HEPA_API HEPA_NODISCARD hepa_status hepa_ckks_encoder_set_dft_mode(hepa_ckks_encoder *enc,
+                                                                   int mode);
+/* The hepa_dft_mode that encode and decode use at scale Δ = scale (AUTO resolved), or -1 for a
+ * NULL encoder or a scale that is not finite and positive. */
+HEPA_API int hepa_ckks_dft_mode(const hepa_ckks_encoder *enc, double scale);
 /* The t of decode for this plaintext level and scale (1 <= t <= level), or 0 when more than
  * HEPA_CKKS_MAX_DECODE_LIMBS would be needed. */
 HEPA_API size_t hepa_ckks_decode_limbs(const hepa_ckks_encoder *enc, size_t level, double scale);

@@ -122,14 +122,18 @@ hepa_status _hepa_dev_ckks_init(struct hepa_ckks_encoder *e) {
     return HEPA_ERR_NO_DEVICE;
 }
 void _hepa_dev_ckks_free(struct hepa_ckks_encoder *e) { (void)e; }
+hepa_status _hepa_dev_ckks_set_mode(struct hepa_ckks_encoder *e, int mode) {
+    (void)e, (void)mode;
+    return HEPA_ERR_NO_DEVICE;
+}
 hepa_status _hepa_dev_ckks_encode(const struct hepa_ckks_encoder *e, struct hepa_poly *out,
-                                  const double *slots, double scale) {
-    (void)e, (void)out, (void)slots, (void)scale;
+                                  const double *slots, double scale, int mode) {
+    (void)e, (void)out, (void)slots, (void)scale, (void)mode;
     return HEPA_ERR_NO_DEVICE;
 }
 hepa_status _hepa_dev_ckks_decode(const struct hepa_ckks_encoder *e, const struct hepa_poly *pt,
-                                  double scale, double *slots, size_t t) {
-    (void)e, (void)pt, (void)scale, (void)slots, (void)t;
+                                  double scale, double *slots, size_t t, int mode) {
+    (void)e, (void)pt, (void)scale, (void)slots, (void)t, (void)mode;
     return HEPA_ERR_NO_DEVICE;
 }
 hepa_status hepa_dft_plan_create(hepa_dft_plan **out, size_t n, size_t batch, hepa_dft_mode mode) {

@@ -49,6 +49,7 @@ hepa_status hepa_ckks_encoder_create(hepa_ckks_encoder **out, const hepa_ring *r
     const size_t n = ring->n, h = n / 2, L = ring->num_moduli;
     e->ring = ring;
     e->h = h;
+    e->dft_mode = HEPA_CKKS_DFT_AUTO;
     e->perm = malloc(h * sizeof *e->perm);
     e->twist = malloc(2 * h * sizeof *e->twist);
     e->halfq = malloc(L * sizeof *e->halfq);
@@ -184,6 +185,48 @@ static hepa_status host_decode(const hepa_ckks_encoder *e, const hepa_poly *pt, 
     return s;
 }
 
+/* ---- DFT mode (hepa/ckks.h, DFT MODE) ------------------------------------------------------ */
+
+/* The modes in the order of their cost inside the encoder, cheapest first, and their documented
+ * relative L2 error bounds (hepa/dft.h). Measured on an H100 (hepa-bench --ckks, every mode
+ * forced, N = 2^12 ... 2^17; bench/results/2026-11-24-h100-ckks-modes.md): FP64 encodes fastest
+ * at every N and decode costs the same in every mode (±3 µs), so AUTO resolves to FP64. A GPU
+ * where a tensor-core mode is cheaper would reorder this table (per N if need be); the error rule
+ * in hepa_ckks_dft_mode then keeps the choice as accurate as the encoding itself. */
+static const struct {
+    hepa_dft_mode mode;
+    double eps;
+} mode_cost_order[] = {{HEPA_DFT_FP64, 1e-15}, {HEPA_DFT_FP16X2, 1e-6}, {HEPA_DFT_FP16, 2e-3}};
+
+int hepa_ckks_dft_mode(const hepa_ckks_encoder *e, double scale) {
+    if (!e || !(scale > 0) || !isfinite(scale)) return -1;
+    if (e->dft_mode != HEPA_CKKS_DFT_AUTO) return e->dft_mode;
+    /* the first (cheapest) mode whose DFT error stays below the rounding: ε·Δ <= 0.29·sqrt(N)
+     * for slots of magnitude up to 1; FP64, the most accurate, where none does */
+    const double limit = 0.29 * sqrt((double)e->ring->n);
+    for (size_t i = 0; i < sizeof mode_cost_order / sizeof mode_cost_order[0]; ++i)
+        if (mode_cost_order[i].eps * scale <= limit) return (int)mode_cost_order[i].mode;
+    return (int)HEPA_DFT_FP64;
+}
+
+hepa_status hepa_ckks_encoder_set_dft_mode(hepa_ckks_encoder *e, int mode) {
+    if (!e) return HEPA_ERR_INVALID_ARGUMENT;
+    if (mode != HEPA_CKKS_DFT_AUTO && mode != (int)HEPA_DFT_FP64 && mode != (int)HEPA_DFT_FP16 &&
+        mode != (int)HEPA_DFT_FP16X2)
+        return HEPA_ERR_INVALID_ARGUMENT;
+    if (mode != HEPA_CKKS_DFT_AUTO && mode != (int)HEPA_DFT_FP64) {
+        if (e->ring->backend != HEPA_BACKEND_CUDA) {
+            _hepa_set_error_message("hepa_ckks_encoder_set_dft_mode: the CPU backend has only the "
+                                    "double-precision DFT");
+            return HEPA_ERR_UNSUPPORTED;
+        }
+        const hepa_status s = _hepa_dev_ckks_set_mode(e, mode);
+        if (s != HEPA_OK) return s;
+    }
+    e->dft_mode = mode;
+    return HEPA_OK;
+}
+
 /* ---- public entry points ----------------------------------------------------------------- */
 
 hepa_status hepa_ckks_encode(const hepa_ckks_encoder *e, hepa_poly *out, const double *slots,
@@ -193,7 +236,8 @@ hepa_status hepa_ckks_encode(const hepa_ckks_encoder *e, hepa_poly *out, const d
     if (!(scale > 0) || !isfinite(scale)) return HEPA_ERR_INVALID_ARGUMENT;
     hepa_status s = check_slots_ptr(e->ring, slots);
     if (s != HEPA_OK) return s;
-    if (e->ring->backend == HEPA_BACKEND_CUDA) return _hepa_dev_ckks_encode(e, out, slots, scale);
+    if (e->ring->backend == HEPA_BACKEND_CUDA)
+        return _hepa_dev_ckks_encode(e, out, slots, scale, hepa_ckks_dft_mode(e, scale));
     return host_encode(e, out, slots, scale);
 }
 
@@ -207,6 +251,6 @@ hepa_status hepa_ckks_decode(const hepa_ckks_encoder *e, const hepa_poly *pt, do
     const size_t t = hepa_ckks_decode_limbs(e, pt->level, scale);
     if (t == 0) return HEPA_ERR_UNSUPPORTED;
     if (e->ring->backend == HEPA_BACKEND_CUDA)
-        return _hepa_dev_ckks_decode(e, pt, scale, slots, t);
+        return _hepa_dev_ckks_decode(e, pt, scale, slots, t, hepa_ckks_dft_mode(e, scale));
     return host_decode(e, pt, scale, slots, t);
 }

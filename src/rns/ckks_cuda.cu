@@ -10,6 +10,7 @@
 //           the call's only wait is the stream synchronisation that returns the status;
 //   decode: inverse NTT of the t limbs decode needs (into scratch) → CRT to doubles / Δ, twist →
 //           inverse DFT → permute into the slots.
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <math.h>
 
@@ -31,15 +32,40 @@ struct ckks_dev {
     unsigned logh;         // enc_fused serves this h (0: the plan's path)
     uint32_t *iperm;       // enc_fused: iperm[perm[j]] = j
     double2 *wh;           // enc_fused: w_h^e = e^(-2πi·e/h), e < h
+    hepa_dft_plan *tplan[3]; // [HEPA_DFT_FP16], [HEPA_DFT_FP16X2]: size h, batch 1 (DFT MODE)
 };
 
-__global__ void enc_place(double2 *Z, const double2 *slots, const uint32_t *perm, double scale,
-                          size_t h, int *flag) {
+// DFT MODE (hepa/ckks.h): the DFT's buffer holds the plan's element type T: complex double
+// (FP64), float (FP16X2) or half (FP16). Values go in and out through double2.
+__device__ __forceinline__ void put(double2 *p, double2 v) {
+    *p = v;
+}
+__device__ __forceinline__ void put(float2 *p, double2 v) {
+    *p = make_float2((float)v.x, (float)v.y);
+}
+__device__ __forceinline__ void put(__half2 *p, double2 v) {
+    *p = __floats2half2_rn((float)v.x, (float)v.y);
+}
+__device__ __forceinline__ double2 get(const double2 *p) {
+    return *p;
+}
+__device__ __forceinline__ double2 get(const float2 *p) {
+    const float2 f = *p;
+    return make_double2(f.x, f.y);
+}
+__device__ __forceinline__ double2 get(const __half2 *p) {
+    const float2 f = __half22float2(*p);
+    return make_double2(f.x, f.y);
+}
+
+template <typename T>
+__global__ void enc_place(T *Z, const double2 *slots, const uint32_t *perm, double scale, size_t h,
+                          int *flag) {
     const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= h) return;
     const double2 z = slots[j];
     if (!isfinite(z.x) || !isfinite(z.y)) *(volatile int *)&flag[0] = 1;
-    Z[perm[j]] = make_double2(scale * z.x, scale * z.y);
+    put(Z + perm[j], make_double2(scale * z.x, scale * z.y));
 }
 
 // m_k = round(Re(u_k·w_k)), m_(k+h) = round(Im(u_k·w_k)), u = Z / h (k < h), as int64 in w (the
@@ -67,10 +93,12 @@ __device__ __forceinline__ void enc_round_one(int64_t *w, double *big, double2 z
     enc_store(w, big, k + h, m1);
 }
 
-__global__ void enc_round(int64_t *w, double *big, const double2 *Z, const double2 *twist, size_t h,
+// (a tensor-core mode's output that overflowed, inf, or its NaN fails the range test: flag[1])
+template <typename T>
+__global__ void enc_round(int64_t *w, double *big, const T *Z, const double2 *twist, size_t h,
                           double inv_h, double bound, int *flag) {
     const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < h) enc_round_one(w, big, Z[k], twist[k], k, h, inv_h, bound, flag);
+    if (k < h) enc_round_one(w, big, get(Z + k), twist[k], k, h, inv_h, bound, flag);
 }
 
 // h = 2^12 ... 2^15 on sm_90: placement, DFT and rounding in one kernel, one cluster of 8 blocks
@@ -138,20 +166,25 @@ __global__ void enc_reduce(uint64_t *out, const double *big, const hepa_modulus 
     if (x < level * n) out[x] = ckks_residue(big[x % n], &mods[x / n]);
 }
 
-__global__ void dec_crt(double2 *U, const uint64_t *c, const ckks_crt_consts *crt, size_t t,
+template <typename T>
+__global__ void dec_crt(T *U, const uint64_t *c, const ckks_crt_consts *crt, size_t t,
                         const double2 *twist, double inv_scale, size_t n, size_t h) {
     const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= h) return;
     const double a = __dmul_rn(ckks_crt_to_double(crt, t, c + k, n), inv_scale);
     const double b = __dmul_rn(ckks_crt_to_double(crt, t, c + k + h, n), inv_scale);
     const double2 w = twist[k];
-    U[k] = make_double2(__dsub_rn(__dmul_rn(a, w.x), __dmul_rn(b, w.y)),
-                        __dadd_rn(__dmul_rn(a, w.y), __dmul_rn(b, w.x)));
+    put(U + k, make_double2(__dsub_rn(__dmul_rn(a, w.x), __dmul_rn(b, w.y)),
+                            __dadd_rn(__dmul_rn(a, w.y), __dmul_rn(b, w.x))));
 }
 
-__global__ void dec_perm(double2 *slots, const double2 *U, const uint32_t *perm, size_t h) {
+// post: undoes the FP16 route's scaling of U (1 otherwise: an exact product)
+template <typename T>
+__global__ void dec_perm(double2 *slots, const T *U, const uint32_t *perm, size_t h, double post) {
     const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < h) slots[j] = U[perm[j]];
+    if (j >= h) return;
+    const double2 v = get(U + perm[j]);
+    slots[j] = make_double2(v.x * post, v.y * post);
 }
 
 unsigned blocks_for(size_t n) { return (unsigned)((n + 255) / 256); }
@@ -216,6 +249,8 @@ extern "C" void _hepa_dev_ckks_free(hepa_ckks_encoder *e) {
     ckks_dev *d = (ckks_dev *)e->dev;
     if (!d) return;
     hepa_dft_plan_destroy(d->plan);
+    hepa_dft_plan_destroy(d->tplan[HEPA_DFT_FP16]);
+    hepa_dft_plan_destroy(d->tplan[HEPA_DFT_FP16X2]);
     cudaFree(d->perm);
     cudaFree(d->twist);
     cudaFree(d->mods);
@@ -227,14 +262,51 @@ extern "C" void _hepa_dev_ckks_free(hepa_ckks_encoder *e) {
     e->dev = NULL;
 }
 
+extern "C" hepa_status _hepa_dev_ckks_set_mode(hepa_ckks_encoder *e, int mode) {
+    ckks_dev *d = (ckks_dev *)e->dev;
+    if (mode != HEPA_DFT_FP16 && mode != HEPA_DFT_FP16X2) return HEPA_OK;
+    if (d->tplan[mode]) return HEPA_OK;
+    return hepa_dft_plan_create(&d->tplan[mode], e->h, 1, (hepa_dft_mode)mode);
+}
+
+namespace {
+// Encode's steps up to the rounded coefficients with a tensor-core mode T (DFT MODE): the slots
+// times pre (FP16X2: 1, FP16: 2^-ceil(log2(h)/2), so the DFT's growth by up to h stays within
+// half's range for |z| up to about 65504/sqrt(h)), the plan's DFT, then Δ/pre with the 1/h at
+// the rounding.
+template <typename T>
+hepa_status enc_tc(const ckks_dev *d, const hepa_dft_plan *plan, cudaStream_t st, T *Z,
+                   const double2 *src, int64_t *w, double *big, size_t h, double scale,
+                   double bound, unsigned logh) {
+    const double pre = sizeof(T) == sizeof(__half2) ? ldexp(1.0, -(int)((logh + 1) / 2)) : 1.0;
+    enc_place<<<blocks_for(h), 256, 0, st>>>(Z, src, d->perm, pre, h, d->flag);
+    cudaError_t c = cudaGetLastError();
+    if (c != cudaSuccess) return _hepa_dev_status(c, "hepa_ckks_encode");
+    hepa_status s = _hepa_dft_exec(plan, Z, Z, 0, st);
+    if (s != HEPA_OK) return s;
+    enc_round<<<blocks_for(h), 256, 0, st>>>(w, big, (const T *)Z, d->twist, h,
+                                             scale / pre / (double)h, bound, d->flag);
+    c = cudaGetLastError();
+    return c == cudaSuccess ? HEPA_OK : _hepa_dev_status(c, "hepa_ckks_encode");
+}
+unsigned log2_of(size_t h) {
+    unsigned l = 0;
+    while (((size_t)1 << l) < h)
+        ++l;
+    return l;
+}
+} // namespace
+
 extern "C" hepa_status _hepa_dev_ckks_encode(const hepa_ckks_encoder *e, hepa_poly *out,
-                                             const double *slots, double scale) {
+                                             const double *slots, double scale, int mode) {
     const ckks_dev *d = (const ckks_dev *)e->dev;
     const hepa_ring *r = e->ring;
     cudaStream_t st = (cudaStream_t)r->dev->stream;
     const size_t h = e->h, n = r->n, level = out->level;
     const bool on_dev = _hepa_dev_ptr_is_device(slots);
-    const bool fused = d->logh != 0;
+    const bool tc = mode == HEPA_DFT_FP16 || mode == HEPA_DFT_FP16X2;
+    if (tc && !d->tplan[mode]) return HEPA_ERR_INVALID_ARGUMENT; // (set_mode makes the plan)
+    const bool fused = d->logh != 0 && !tc;
     double2 *Z = NULL, *in = NULL;
     // Z: the h slots transformed in place (not with enc_fused), then the n rounded coefficients
     // (w, big: enc_round / enc_fused)
@@ -260,6 +332,12 @@ extern "C" hepa_status _hepa_dev_ckks_encode(const hepa_ckks_encoder *e, hepa_po
         cluster_config(1, kC8Blocks, f.threads, f.smem, st, cfg, attr);
         c = cudaLaunchKernelExC(&cfg, f.k, args);
         if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
+    } else if (s == HEPA_OK && tc) {
+        launched = true;
+        const unsigned logh = log2_of(h);
+        s = mode == HEPA_DFT_FP16
+                ? enc_tc(d, d->tplan[mode], st, (__half2 *)Z, src, w, big, h, scale, bound, logh)
+                : enc_tc(d, d->tplan[mode], st, (float2 *)Z, src, w, big, h, scale, bound, logh);
     } else if (s == HEPA_OK) {
         launched = true;
         enc_place<<<blocks_for(h), 256, 0, st>>>(Z, src, d->perm, scale, h, d->flag);
@@ -267,7 +345,8 @@ extern "C" hepa_status _hepa_dev_ckks_encode(const hepa_ckks_encoder *e, hepa_po
         if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
         if (s == HEPA_OK) s = _hepa_dft_exec(d->plan, (double *)Z, (const double *)Z, 0, st);
         if (s == HEPA_OK) {
-            enc_round<<<blocks_for(h), 256, 0, st>>>(w, big, Z, d->twist, h, inv_h, bound, d->flag);
+            enc_round<<<blocks_for(h), 256, 0, st>>>(w, big, (const double2 *)Z, d->twist, h, inv_h,
+                                                     bound, d->flag);
             c = cudaGetLastError();
             if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
         }
@@ -297,12 +376,14 @@ extern "C" hepa_status _hepa_dev_ckks_encode(const hepa_ckks_encoder *e, hepa_po
 }
 
 extern "C" hepa_status _hepa_dev_ckks_decode(const hepa_ckks_encoder *e, const hepa_poly *pt,
-                                             double scale, double *slots, size_t t) {
+                                             double scale, double *slots, size_t t, int mode) {
     const ckks_dev *d = (const ckks_dev *)e->dev;
     const hepa_ring *r = e->ring;
     cudaStream_t st = (cudaStream_t)r->dev->stream;
     const size_t h = e->h, n = r->n;
     const bool on_dev = _hepa_dev_ptr_is_device(slots);
+    const bool tc = mode == HEPA_DFT_FP16 || mode == HEPA_DFT_FP16X2;
+    if (tc && !d->tplan[mode]) return HEPA_ERR_INVALID_ARGUMENT; // (set_mode makes the plan)
     uint64_t *coef = NULL;
     double2 *U = NULL, *outv = NULL;
     hepa_status s = _hepa_dev_alloc(r, (void **)&U, h * sizeof *U);
@@ -313,15 +394,33 @@ extern "C" hepa_status _hepa_dev_ckks_decode(const hepa_ckks_encoder *e, const h
         if (s == HEPA_OK) s = _hepa_dev_ntt_inverse(r, t, coef, pt->data);
         c = coef;
     }
+    // U holds the DFT mode's elements (DFT MODE). Its RMS is the slots' RMS over sqrt(h); FP16
+    // scales it by pre = 2^ceil(log2(h)/2) so it stays in half's normal range, the output up to
+    // about sqrt(h)·|z|, and dec_perm divides by pre.
+    const hepa_dft_plan *plan = tc ? d->tplan[mode] : d->plan;
+    const double pre = mode == HEPA_DFT_FP16 ? ldexp(1.0, (int)((log2_of(h) + 1) / 2)) : 1.0;
+    double2 *dst = on_dev ? (double2 *)slots : outv;
     cudaError_t ce = cudaSuccess;
     if (s == HEPA_OK) {
-        dec_crt<<<blocks_for(h), 256, 0, st>>>(U, c, d->crt, t, d->twist, 1.0 / scale, n, h);
+        if (mode == HEPA_DFT_FP16)
+            dec_crt<<<blocks_for(h), 256, 0, st>>>((__half2 *)U, c, d->crt, t, d->twist,
+                                                   pre / scale, n, h);
+        else if (mode == HEPA_DFT_FP16X2)
+            dec_crt<<<blocks_for(h), 256, 0, st>>>((float2 *)U, c, d->crt, t, d->twist, 1.0 / scale,
+                                                   n, h);
+        else
+            dec_crt<<<blocks_for(h), 256, 0, st>>>(U, c, d->crt, t, d->twist, 1.0 / scale, n, h);
         ce = cudaGetLastError();
         if (ce != cudaSuccess) s = _hepa_dev_status(ce, "hepa_ckks_decode");
     }
-    if (s == HEPA_OK) s = _hepa_dft_exec(d->plan, (double *)U, (const double *)U, 1, st);
+    if (s == HEPA_OK) s = _hepa_dft_exec(plan, U, U, 1, st);
     if (s == HEPA_OK) {
-        dec_perm<<<blocks_for(h), 256, 0, st>>>(on_dev ? (double2 *)slots : outv, U, d->perm, h);
+        if (mode == HEPA_DFT_FP16)
+            dec_perm<<<blocks_for(h), 256, 0, st>>>(dst, (const __half2 *)U, d->perm, h, 1 / pre);
+        else if (mode == HEPA_DFT_FP16X2)
+            dec_perm<<<blocks_for(h), 256, 0, st>>>(dst, (const float2 *)U, d->perm, h, 1.0);
+        else
+            dec_perm<<<blocks_for(h), 256, 0, st>>>(dst, (const double2 *)U, d->perm, h, 1.0);
         ce = cudaGetLastError();
         if (ce != cudaSuccess) s = _hepa_dev_status(ce, "hepa_ckks_decode");
     }

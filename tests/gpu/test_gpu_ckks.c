@@ -224,14 +224,17 @@ typedef struct {
     size_t n;
 } epair;
 
-static void epair_init(epair *e, size_t n, size_t L, unsigned bits) {
-    uint64_t q[64];
-    cr_assert_eq(test_primes_1mod_desc(q, L, bits, 2 * n), L);
+static void epair_init_q(epair *e, size_t n, const uint64_t *q, size_t L) {
     e->n = n;
     T_OK(hepa_ring_create(&e->cpu, n, q, L, HEPA_BACKEND_CPU));
     T_OK(hepa_ring_create(&e->gpu, n, q, L, HEPA_BACKEND_CUDA));
     T_OK(hepa_ckks_encoder_create(&e->ec, e->cpu));
     T_OK(hepa_ckks_encoder_create(&e->eg, e->gpu));
+}
+static void epair_init(epair *e, size_t n, size_t L, unsigned bits) {
+    uint64_t q[64];
+    cr_assert_eq(test_primes_1mod_desc(q, L, bits, 2 * n), L);
+    epair_init_q(e, n, q, L);
 }
 static void epair_clear(epair *e) {
     hepa_ckks_encoder_destroy(e->ec);
@@ -348,6 +351,117 @@ Test(gpu_ckks, encoders_agree, .timeout = 600) {
         epair e;
         epair_init(&e, 65536, 34, 60);
         check_encoders(&e, &r, 0x1p40, 34, 1.0);
+        epair_clear(&e);
+    }
+}
+
+/* Rings with primes below 2^47 run the NTT's FP64 kernels, whose first pass reduces the rounded
+ * coefficients (ntt_cuda.cu, XF 3) before it turns them into doubles: Δ = 2^40, 2^61 (coefficients
+ * around q and beyond) and 2^100 (beyond 2^64: the exact double route); and the chain a CKKS user
+ * picks for Δ = 2^40, one 60-bit prime (integer butterflies in the same launch) and 40-bit ones. */
+Test(gpu_ckks, fp64_limbs, .timeout = 600) {
+    test_rng r;
+    test_rng_init(&r);
+    for (size_t n = 1024; n <= 65536; n *= 8) {
+        epair e;
+        epair_init(&e, n, 4, 40);
+        check_encoders(&e, &r, 0x1p40, 4, 1.0);
+        check_encoders(&e, &r, 0x1p61, 4, 1.0);
+        check_encoders(&e, &r, 0x1p100, 4, 1.0);
+        epair_clear(&e);
+    }
+    const size_t L = test_quick() ? 4 : 34, n = test_quick() ? 8192 : 65536;
+    uint64_t q[34];
+    cr_assert_eq(test_primes_1mod_desc(q, 1, 60, 2 * n), 1);
+    cr_assert_eq(test_primes_1mod_desc(q + 1, L - 1, 40, 2 * n), L - 1);
+    epair e;
+    epair_init_q(&e, n, q, L);
+    check_encoders(&e, &r, 0x1p40, L, 1.0);
+    check_encoders(&e, &r, 0x1p100, L, 1.0);
+    epair_clear(&e);
+}
+
+/* Relative L2 distance of a (2·h doubles) from b. */
+static double rel_l2(const double *a, const double *b, size_t m) {
+    double num = 0, den = 0;
+    for (size_t i = 0; i < m; ++i) {
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return sqrt(num / den);
+}
+
+/* DFT MODE (hepa/ckks.h) on the device: FP16X2 and FP16 forced for encode, then for decode, each
+ * against the FP64 path: the slots come back within a few times the mode's documented DFT error
+ * (hepa/dft.h: 1e-6, 2e-3) plus the rounding's ~sqrt(N)/Δ; FP16 overflow is HEPA_ERR_RANGE;
+ * AUTO resolves to FP64; outputs poisoned before each device run. */
+Test(gpu_ckks, dft_modes, .timeout = 600) {
+    test_rng r;
+    test_rng_init(&r);
+    const size_t top = test_quick() ? 8192 : 65536;
+    static const int modes[2] = {HEPA_DFT_FP16X2, HEPA_DFT_FP16};
+    static const double bound[2] = {1e-6, 2e-3};
+    const double scale = 0x1p40;
+    for (size_t n = 32; n <= top; n *= 16) {
+        epair e;
+        epair_init(&e, n, 4, 40);
+        const size_t h = n / 2;
+        double *z = malloc(2 * h * sizeof *z), *out = malloc(2 * h * sizeof *out);
+        for (size_t i = 0; i < 2 * h; ++i)
+            z[i] = test_rand_unit(&r);
+        hepa_poly *p;
+        T_OK(hepa_poly_create(&p, e.gpu, 4));
+        const double round_err = 4 * sqrt((double)n) / scale;
+        cr_assert_eq(hepa_ckks_dft_mode(e.eg, scale), HEPA_DFT_FP64);
+        T_OK(hepa_ckks_encode(e.eg, p, z, scale)); /* the FP64 round trip, for comparison */
+        T_OK(hepa_ckks_decode(e.eg, p, scale, out));
+        const double err64 = rel_l2(out, z, 2 * h);
+        cr_assert(err64 <= 1e-12 + round_err, "n=%zu FP64: rel L2 %.3g", n, err64);
+        for (int m = 0; m < 2; ++m) {
+            /* encode in the mode, decode in FP64 */
+            T_OK(hepa_ckks_encoder_set_dft_mode(e.eg, modes[m]));
+            cr_assert_eq(hepa_ckks_dft_mode(e.eg, scale), modes[m]);
+            T_OK(hepa_ring_sync(e.gpu));
+            cr_assert_eq(cudaMemset(hepa_poly_data(p), 0xA5, 4 * n * sizeof(uint64_t)),
+                         cudaSuccess);
+            cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+            T_OK(hepa_ckks_encode(e.eg, p, z, scale));
+            T_OK(hepa_ckks_encoder_set_dft_mode(e.eg, HEPA_CKKS_DFT_AUTO));
+            for (size_t i = 0; i < 2 * h; ++i)
+                out[i] = NAN;
+            T_OK(hepa_ckks_decode(e.eg, p, scale, out));
+            double err = rel_l2(out, z, 2 * h);
+            cr_assert(err <= 4 * bound[m] + round_err, "n=%zu mode %d encode: rel L2 %.3g", n,
+                      modes[m], err);
+            cr_assert(err > 10 * err64, "n=%zu mode %d encode: %.3g, as accurate as FP64 (%.3g)?",
+                      n, modes[m], err, err64);
+            /* encode in FP64, decode in the mode */
+            T_OK(hepa_ckks_encode(e.eg, p, z, scale));
+            T_OK(hepa_ckks_encoder_set_dft_mode(e.eg, modes[m]));
+            for (size_t i = 0; i < 2 * h; ++i)
+                out[i] = NAN;
+            T_OK(hepa_ckks_decode(e.eg, p, scale, out));
+            err = rel_l2(out, z, 2 * h);
+            cr_assert(err <= 4 * bound[m] + round_err, "n=%zu mode %d decode: rel L2 %.3g", n,
+                      modes[m], err);
+        }
+        /* FP16: slots of 10^6 overflow its DFT (beyond about 65504/sqrt(h)): HEPA_ERR_RANGE
+         * (FP64 encodes them), then a good call */
+        double *big = malloc(2 * h * sizeof *big);
+        for (size_t i = 0; i < 2 * h; ++i)
+            big[i] = i % 2 ? 0 : 1e6;
+        T_OK(hepa_ckks_encoder_set_dft_mode(e.eg, HEPA_DFT_FP64));
+        T_OK(hepa_ckks_encode(e.eg, p, big, scale));
+        T_OK(hepa_ckks_encoder_set_dft_mode(e.eg, HEPA_DFT_FP16));
+        T_STATUS(hepa_ckks_encode(e.eg, p, big, scale), HEPA_ERR_RANGE);
+        T_OK(hepa_ckks_encode(e.eg, p, z, scale));
+        free(big);
+        T_STATUS(hepa_ckks_encoder_set_dft_mode(e.eg, 5), HEPA_ERR_INVALID_ARGUMENT);
+        cr_assert_eq(hepa_ckks_dft_mode(e.eg, scale), HEPA_DFT_FP16, "mode changed on error");
+        T_OK(hepa_ckks_encoder_set_dft_mode(e.eg, HEPA_CKKS_DFT_AUTO));
+        hepa_poly_destroy(p);
+        free(z);
+        free(out);
         epair_clear(&e);
     }
 }
