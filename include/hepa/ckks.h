@@ -59,7 +59,8 @@ HEPA_API void hepa_ckks_encoder_destroy(hepa_ckks_encoder *enc);
  * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL; scale not finite or <= 0; a slot NaN or infinite;
  * device slots on the CPU backend), HEPA_ERR_MISMATCH (out of another ring),
  * HEPA_ERR_RANGE (a coefficient Δ·m_k rounds to a value of magnitude >= Q/2, Q the product of
- * out's level moduli: the scale is too large for that level), HEPA_ERR_OUT_OF_MEMORY,
+ * out's level moduli: the scale is too large for that level; or, with the DFT mode forced to
+ * FP16, slots too large for its DFT: DFT MODE below), HEPA_ERR_OUT_OF_MEMORY,
  * HEPA_ERR_DEVICE. On error out's contents are undefined (its level and ring are kept). */
 HEPA_API HEPA_NODISCARD hepa_status hepa_ckks_encode(const hepa_ckks_encoder *enc, hepa_poly *out,
                                                       const double *slots, double scale);
