@@ -591,6 +591,37 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Median and minimum host wall time (s) of one encode/decode operation over reps calls after 3
+ * warm-ups: op 0 encode from device slots dz, 1 from host slots hz, 2 decode to device memory
+ * dout (+ hepa_ring_sync), 3 decode to host memory hout. */
+static int ckks_time(hepa_ckks_encoder *enc, hepa_ring *ring, hepa_poly *pt, double scale, int op,
+                     const double *dz, const double *hz, double *dout, double *hout, size_t reps,
+                     double *t, double *med, double *mn) {
+    for (size_t i = 0; i < reps + 3; ++i) {
+        HK(hepa_ring_sync(ring));
+        const double t0 = now_s();
+        switch (op) {
+        case 0:
+            HK(hepa_ckks_encode(enc, pt, dz, scale));
+            break;
+        case 1:
+            HK(hepa_ckks_encode(enc, pt, hz, scale));
+            break;
+        case 2:
+            HK(hepa_ckks_decode(enc, pt, scale, dout));
+            HK(hepa_ring_sync(ring));
+            break;
+        default:
+            HK(hepa_ckks_decode(enc, pt, scale, hout));
+            break;
+        }
+        const double t1 = now_s();
+        if (i >= 3) t[i - 3] = t1 - t0;
+    }
+    stats(t, reps, med, mn);
+    return 0;
+}
+
 /* One prime chain: encode and decode timings and a round-trip check. */
 static int ckks_chain(size_t reps, const char *title, const uint64_t *q, size_t L) {
     const size_t n = 65536, h = n / 2;
@@ -622,20 +653,8 @@ static int ckks_chain(size_t reps, const char *title, const uint64_t *q, size_t 
            "reads %zu limbs\n\n| operation | median µs | min µs |\n|---|---|---|\n",
            title, L, reps, hepa_ckks_decode_limbs(enc, L, scale));
     for (int op = 0; op < 4; ++op) {
-        for (size_t i = 0; i < reps + 3; ++i) {
-            HK(hepa_ring_sync(ring));
-            const double t0 = now_s();
-            switch (op) {
-            case 0: HK(hepa_ckks_encode(enc, pt, dz, scale)); break;
-            case 1: HK(hepa_ckks_encode(enc, pt, hz, scale)); break;
-            case 2: HK(hepa_ckks_decode(enc, pt, scale, dout)); HK(hepa_ring_sync(ring)); break;
-            default: HK(hepa_ckks_decode(enc, pt, scale, hout)); break;
-            }
-            const double t1 = now_s();
-            if (i >= 3) t[i - 3] = t1 - t0;
-        }
         double med, mn;
-        stats(t, reps, &med, &mn);
+        if (ckks_time(enc, ring, pt, scale, op, dz, hz, dout, hout, reps, t, &med, &mn)) return 1;
         printf("| %s | %.1f | %.1f |\n", what[op], med * 1e6, mn * 1e6);
     }
     /* check the round trip once */
@@ -692,21 +711,10 @@ static int ckks_modes(size_t reps) {
         for (int m = 0; m < 3; ++m) {
             HK(hepa_ckks_encoder_set_dft_mode(enc, modes[m]));
             double med[2], mn;
-            for (int op = 0; op < 2; ++op) {
-                for (size_t i = 0; i < reps + 3; ++i) {
-                    HK(hepa_ring_sync(ring));
-                    const double t0 = now_s();
-                    if (op == 0) {
-                        HK(hepa_ckks_encode(enc, pt, dz, scale));
-                    } else {
-                        HK(hepa_ckks_decode(enc, pt, scale, dout));
-                        HK(hepa_ring_sync(ring));
-                    }
-                    const double t1 = now_s();
-                    if (i >= 3) t[i - 3] = t1 - t0;
-                }
-                stats(t, reps, &med[op], &mn);
-            }
+            for (int op = 0; op < 2; ++op) /* encode from dz, decode to dout */
+                if (ckks_time(enc, ring, pt, scale, 2 * op, dz, hz, dout, hout, reps, t, &med[op],
+                              &mn))
+                    return 1;
             HK(hepa_ckks_encode(enc, pt, dz, scale));
             HK(hepa_ckks_decode(enc, pt, scale, dout));
             HK(hepa_ring_sync(ring));

@@ -214,8 +214,7 @@ extern "C" hepa_status _hepa_dev_ckks_init(hepa_ckks_encoder *e) {
     if (c == cudaSuccess)
         c = cudaMemcpy(d->mods, e->ring->mods, L * sizeof *d->mods, cudaMemcpyHostToDevice);
     if (c == cudaSuccess) c = cudaMemcpy(d->crt, &e->crt, sizeof *d->crt, cudaMemcpyHostToDevice);
-    unsigned logh = 0;
-    while (((size_t)1 << logh) < h) ++logh;
+    const unsigned logh = e->ring->log_n - 1; // h = N/2
     if (c == cudaSuccess && logh >= kFusedMin && logh <= kFusedMax) {
         const fused_entry &f = enc_fused_k[logh - kFusedMin];
         if (cluster_kernel_ok(f.k, kC8Blocks, f.threads, f.smem)) {
@@ -270,15 +269,20 @@ extern "C" hepa_status _hepa_dev_ckks_set_mode(hepa_ckks_encoder *e, int mode) {
 }
 
 namespace {
+// FP16's scaling (DFT MODE): s = 2^ceil(log2(h)/2) for h = N/2. The DFT of h values grows them up
+// to h-fold and their RMS sqrt(h)-fold: encode feeds it z/s, decode (whose input has the slots'
+// RMS over sqrt(h)) u·s, so half's range holds slots up to about 65504/sqrt(h) either way.
+double fp16_scale(const hepa_ring *r) {
+    return ldexp(1.0, (int)r->log_n / 2);
+}
+
 // Encode's steps up to the rounded coefficients with a tensor-core mode T (DFT MODE): the slots
-// times pre (FP16X2: 1, FP16: 2^-ceil(log2(h)/2), so the DFT's growth by up to h stays within
-// half's range for |z| up to about 65504/sqrt(h)), the plan's DFT, then Δ/pre with the 1/h at
-// the rounding.
+// times pre (FP16X2: 1, FP16: 1/fp16_scale), the plan's DFT, then Δ/pre with the 1/h at the
+// rounding.
 template <typename T>
 hepa_status enc_tc(const ckks_dev *d, const hepa_dft_plan *plan, cudaStream_t st, T *Z,
                    const double2 *src, int64_t *w, double *big, size_t h, double scale,
-                   double bound, unsigned logh) {
-    const double pre = sizeof(T) == sizeof(__half2) ? ldexp(1.0, -(int)((logh + 1) / 2)) : 1.0;
+                   double bound, double pre) {
     enc_place<<<blocks_for(h), 256, 0, st>>>(Z, src, d->perm, pre, h, d->flag);
     cudaError_t c = cudaGetLastError();
     if (c != cudaSuccess) return _hepa_dev_status(c, "hepa_ckks_encode");
@@ -289,11 +293,21 @@ hepa_status enc_tc(const ckks_dev *d, const hepa_dft_plan *plan, cudaStream_t st
     c = cudaGetLastError();
     return c == cudaSuccess ? HEPA_OK : _hepa_dev_status(c, "hepa_ckks_encode");
 }
-unsigned log2_of(size_t h) {
-    unsigned l = 0;
-    while (((size_t)1 << l) < h)
-        ++l;
-    return l;
+// Decode's steps from the coefficients c (t limbs) to the slots dst in mode T (DFT MODE): CRT
+// to doubles / Δ and twist, times pre (FP16: fp16_scale, else 1), into U; the plan's inverse
+// DFT; permute into the slots and divide by pre (an exact power of two).
+template <typename T>
+hepa_status dec_steps(const ckks_dev *d, const hepa_dft_plan *plan, cudaStream_t st, T *U,
+                      const uint64_t *c, size_t t, double2 *dst, size_t n, size_t h, double scale,
+                      double pre) {
+    dec_crt<<<blocks_for(h), 256, 0, st>>>(U, c, d->crt, t, d->twist, pre / scale, n, h);
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess) return _hepa_dev_status(ce, "hepa_ckks_decode");
+    hepa_status s = _hepa_dft_exec(plan, U, U, 1, st);
+    if (s != HEPA_OK) return s;
+    dec_perm<<<blocks_for(h), 256, 0, st>>>(dst, (const T *)U, d->perm, h, 1 / pre);
+    ce = cudaGetLastError();
+    return ce == cudaSuccess ? HEPA_OK : _hepa_dev_status(ce, "hepa_ckks_decode");
 }
 } // namespace
 
@@ -334,10 +348,10 @@ extern "C" hepa_status _hepa_dev_ckks_encode(const hepa_ckks_encoder *e, hepa_po
         if (c != cudaSuccess) s = _hepa_dev_status(c, "hepa_ckks_encode");
     } else if (s == HEPA_OK && tc) {
         launched = true;
-        const unsigned logh = log2_of(h);
+        const hepa_dft_plan *p = d->tplan[mode];
         s = mode == HEPA_DFT_FP16
-                ? enc_tc(d, d->tplan[mode], st, (__half2 *)Z, src, w, big, h, scale, bound, logh)
-                : enc_tc(d, d->tplan[mode], st, (float2 *)Z, src, w, big, h, scale, bound, logh);
+                ? enc_tc(d, p, st, (__half2 *)Z, src, w, big, h, scale, bound, 1 / fp16_scale(r))
+                : enc_tc(d, p, st, (float2 *)Z, src, w, big, h, scale, bound, 1.0);
     } else if (s == HEPA_OK) {
         launched = true;
         enc_place<<<blocks_for(h), 256, 0, st>>>(Z, src, d->perm, scale, h, d->flag);
@@ -394,36 +408,15 @@ extern "C" hepa_status _hepa_dev_ckks_decode(const hepa_ckks_encoder *e, const h
         if (s == HEPA_OK) s = _hepa_dev_ntt_inverse(r, t, coef, pt->data);
         c = coef;
     }
-    // U holds the DFT mode's elements (DFT MODE). Its RMS is the slots' RMS over sqrt(h); FP16
-    // scales it by pre = 2^ceil(log2(h)/2) so it stays in half's normal range, the output up to
-    // about sqrt(h)·|z|, and dec_perm divides by pre.
+    // U holds the DFT mode's elements (DFT MODE; FP16 scaled by fp16_scale)
     const hepa_dft_plan *plan = tc ? d->tplan[mode] : d->plan;
-    const double pre = mode == HEPA_DFT_FP16 ? ldexp(1.0, (int)((log2_of(h) + 1) / 2)) : 1.0;
     double2 *dst = on_dev ? (double2 *)slots : outv;
-    cudaError_t ce = cudaSuccess;
-    if (s == HEPA_OK) {
-        if (mode == HEPA_DFT_FP16)
-            dec_crt<<<blocks_for(h), 256, 0, st>>>((__half2 *)U, c, d->crt, t, d->twist,
-                                                   pre / scale, n, h);
-        else if (mode == HEPA_DFT_FP16X2)
-            dec_crt<<<blocks_for(h), 256, 0, st>>>((float2 *)U, c, d->crt, t, d->twist, 1.0 / scale,
-                                                   n, h);
-        else
-            dec_crt<<<blocks_for(h), 256, 0, st>>>(U, c, d->crt, t, d->twist, 1.0 / scale, n, h);
-        ce = cudaGetLastError();
-        if (ce != cudaSuccess) s = _hepa_dev_status(ce, "hepa_ckks_decode");
-    }
-    if (s == HEPA_OK) s = _hepa_dft_exec(plan, U, U, 1, st);
-    if (s == HEPA_OK) {
-        if (mode == HEPA_DFT_FP16)
-            dec_perm<<<blocks_for(h), 256, 0, st>>>(dst, (const __half2 *)U, d->perm, h, 1 / pre);
-        else if (mode == HEPA_DFT_FP16X2)
-            dec_perm<<<blocks_for(h), 256, 0, st>>>(dst, (const float2 *)U, d->perm, h, 1.0);
-        else
-            dec_perm<<<blocks_for(h), 256, 0, st>>>(dst, (const double2 *)U, d->perm, h, 1.0);
-        ce = cudaGetLastError();
-        if (ce != cudaSuccess) s = _hepa_dev_status(ce, "hepa_ckks_decode");
-    }
+    if (s == HEPA_OK)
+        s = mode == HEPA_DFT_FP16
+                ? dec_steps(d, plan, st, (__half2 *)U, c, t, dst, n, h, scale, fp16_scale(r))
+            : mode == HEPA_DFT_FP16X2
+                ? dec_steps(d, plan, st, (float2 *)U, c, t, dst, n, h, scale, 1.0)
+                : dec_steps(d, plan, st, U, c, t, dst, n, h, scale, 1.0);
     if (s == HEPA_OK && !on_dev) {
         s = _hepa_dev_copy(r, slots, outv, h * sizeof *outv, 1);
         if (s == HEPA_OK) s = _hepa_dev_sync(r);
