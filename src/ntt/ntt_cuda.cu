@@ -924,6 +924,18 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     constexpr Map lm = LoadMap<GB, CB, INV>::value;
     const unsigned b0 = load_base<GB, CB, INV>(lane, warp);
     uint64_t v[8];
+    // ADDRESSES: the thread's base (b0) and the slot offsets have disjoint bits, so | is +, and
+    // the base computed once in 64 bits lets each access take its slot offset as an immediate
+    // (with (b0 | off_k) << S in 32 bits the compiler built each of the eight 64-bit addresses
+    // from scratch: about 4 instructions per load and per store). Measured on an H100 against
+    // the 32-bit form (hepa-bench --gpu-suite, L = 34, µs, hot / cold; with the FP64 path's
+    // store reduction removed, see the stores): 60-bit forward 2^13 11.4 / 12.7 -> 10.6 / 12.1,
+    // 2^15 27.6 / 28.9 -> 24.9 / 25.9; 40-bit forward 2^16 29.1 / 33.5 -> 28.1 / 32.9; inverse
+    // 2^17/64 60-bit 181 -> 177. Except the integer forward of n = 2^17 (its column tiles,
+    // GB = 9, and ntt2_kernel's 16-row items), where it measured slower: 165 -> 168 µs at
+    // 2^17/64 60-bit; there the 32-bit form stays.
+    constexpr bool ADDR64 = F64 || INV || (GB != 9 && TILES != 16);
+    const size_t lbase = off + gx0 + ((size_t)b0 << S);
     // CKKS encode: all eight loads first (the out-of-line call for a big coefficient would
     // otherwise keep the compiler from hoisting the later loads above it)
     int64_t enc[XF == 3 ? 8 : 1];
@@ -940,9 +952,17 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     const bool xpk = XF == 6 && F64 && c.f64 && lc.q < HEPA_KSK_PACK_BELOW;
     // XF 1: FP64 route of the correction, for an FP64 limb when q_last = 2·aux[0] + 1 < 2^47
     const bool xr64 = XF == 1 && F64 && c.f64 && aux[0] < HEPA_DEV_F64_BELOW / 2;
+    // element index of slot k from a thread base tb (the 32-bit OR form where ADDRESSES does
+    // not apply)
+    auto slot_addr = [&](unsigned tb, size_t base, unsigned so) -> size_t {
+        if constexpr (ADDR64)
+            return base + ((size_t)so << S);
+        else
+            return off + gx0 + ((tb | so) << S);
+    };
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-        const size_t gx = off + gx0 + ((b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k)) << S);
+        const size_t gx = slot_addr(b0, lbase, SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k));
         if (XF == 1) { // the rescale's correction; aux[0] = q_last / 2, aux[1 + 3·limb] = q_last mod q
             if (xr64) {
                 // the centred x (x - q_last when x > q_last / 2; exact, |.| < 2^46) reduced:
@@ -1008,7 +1028,19 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
             if (!xf64 && !xr64) f64_in(v); // (the FP64 routes of XF 4 and XF 1 loaded doubles)
         }
         run_steps<GB, CB, S, INV, LAST, STG, FP, 0>(v, c, smem, lane, warp, gx0, logn, tw);
-        if constexpr (FP) f64_out(v, c);
+        // [0, q) for the store. The FP64 path's f64_out makes every pass's words canonical. The
+        // integer path's last pass reduces its lazy range (see Lazy ranges): here in kernels
+        // built with the FP64 path, in the store loop below in the others. (The reduction used
+        // to sit in the store loop for both paths, where the FP64 path ran it for nothing: 12
+        // integer instructions per element, a tenth of the FP64 row pass's; moving it here in
+        // the integer-only kernels measured slower, 2^17/64 60-bit forward 165 -> 169 µs.)
+        if constexpr (FP) {
+            f64_out(v, c);
+        } else if constexpr (LAST && F64) {
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                v[k] = INV ? hepa_reduce_2q(v[k], c.q) : hepa_reduce_4q(v[k], c.q);
+        }
     };
     if (F64 && c.f64)
         stages(std::bool_constant<F64>{});
@@ -1016,11 +1048,12 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         stages(std::false_type{});
 
     const unsigned fb = thread_base<GB, CB, sch.count - 1, INV>(lane, warp);
+    const size_t sbase = off + gx0 + ((size_t)fb << S); // (see ADDRESSES above)
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-        const size_t gx = off + gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << S);
+        const size_t gx = slot_addr(fb, sbase, SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
         uint64_t x = v[k];
-        if (LAST) x = INV ? hepa_reduce_2q(x, c.q) : hepa_reduce_4q(x, c.q);
+        if (LAST && !F64) x = INV ? hepa_reduce_2q(x, c.q) : hepa_reduce_4q(x, c.q); // (above)
         if (XF == 2) { // the rescale: (a - correction)·q_last^(-1), a = in2; then + acc
             x = hepa_mul_shoup(hepa_mod_sub(in2[gx], x, c.q), aux[2 + 3 * limb], aux[3 + 3 * limb],
                                c.q);
