@@ -1246,7 +1246,7 @@ __global__ void __launch_bounds__(128, HEPA_MULROWS_MINB)
     uint64_t v[8];
 #pragma unroll
     for (int k = 0; k < 8; ++k)
-        v[k] = fa[off + (b0 | SlotOff<lf.ps[0], lf.ps[1], lf.ps[2]>::of(k))];
+        v[k] = fa[off + b0 + SlotOff<lf.ps[0], lf.ps[1], lf.ps[2]>::of(k)]; // (ADDRESSES)
     auto body = [&](auto fp) {
         constexpr bool FP = decltype(fp)::value;
         uint64_t *park = area + (STG ? (FP ? 256 : 512) : 0);
@@ -1276,7 +1276,7 @@ __global__ void __launch_bounds__(128, HEPA_MULROWS_MINB)
         launder(gx2);
 #pragma unroll
         for (int k = 0; k < 8; ++k)
-            v[k] = fb[off + (b0 | SlotOff<lf.ps[0], lf.ps[1], lf.ps[2]>::of(k))];
+            v[k] = fb[off + b0 + SlotOff<lf.ps[0], lf.ps[1], lf.ps[2]>::of(k)];
         if constexpr (FP) f64_in(v);
         prefetch_step<8, 0, 0, false, false, STG, FP, 0>(tw, cf, lane2, 0, gx2, logn);
         run_steps<8, 0, 0, false, false, STG, FP, 0, false>(v, cf, smem, lane2, 0, gx2, logn, tw);
@@ -1321,7 +1321,7 @@ __global__ void __launch_bounds__(128, HEPA_MULROWS_MINB)
     const unsigned sb = thread_base<8, 0, si.count - 1, true>(lane, 0);
 #pragma unroll
     for (int k = 0; k < 8; ++k)
-        out[off + (sb | SlotOff<fi.ps[0], fi.ps[1], fi.ps[2]>::of(k))] = v[k];
+        out[off + sb + SlotOff<fi.ps[0], fi.ps[1], fi.ps[2]>::of(k)] = v[k];
 }
 
 // PACKED COLUMNS. Key switching's fused ModUp (_hepa_dev_ntt_modup_cols, then
