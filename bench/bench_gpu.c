@@ -374,6 +374,15 @@ static int bp_prologue(const char *flag, const char **commit, struct cudaDeviceP
     return copy_bandwidth(0, bw);
 }
 
+/* The Markdown header every device benchmark starts with: "# hepa-bench<title>", the GPU, the
+ * commit and the copy bandwidth measured by bp_prologue. */
+static void bench_header(const char *title, const struct cudaDeviceProp *prop, const char *commit,
+                         double bw) {
+    printf("# hepa-bench%s\n\nGPU: %s, commit %s\ndevice-to-device copy: %.0f GB/s (read + "
+           "write)\n\n",
+           title, prop->name, commit, bw);
+}
+
 int hepa_bench_bp_suite(size_t reps, int json, const char *commit) {
     struct cudaDeviceProp prop;
     double bw;
@@ -381,11 +390,11 @@ int hepa_bench_bp_suite(size_t reps, int json, const char *commit) {
     if (json)
         printf("{\"gpu\": \"%s\", \"commit\": \"%s\", \"copy_gbs\": %.1f, \"rows\": [\n",
                prop.name, commit, bw);
-    else
-        printf("# hepa-bench big-prime suite\n\nGPU: %s, commit %s\ndevice-to-device copy: %.0f GB/s "
-               "(read + write)\n\n| field | op | N | median µs | min µs | one-pass floor µs | "
-               "x floor |\n|---|---|---|---|---|---|---|\n",
-               prop.name, commit, bw);
+    else {
+        bench_header(" big-prime suite", &prop, commit, bw);
+        printf("| field | op | N | median µs | min µs | one-pass floor µs | x floor |\n"
+               "|---|---|---|---|---|---|---|\n");
+    }
     static const hepa_bp_prime fields[2] = {HEPA_BP_P3, HEPA_BP_P4};
     static const char *names[2] = {"P3", "P4"};
     enum { NOPS = 9, NFFT = 4 }; /* the first NFFT ops are transforms, timed from N = 2^10 */
@@ -466,13 +475,13 @@ int hepa_bench_bp_compare(size_t reps, int json, const char *commit) {
     if (json)
         printf("{\"gpu\": \"%s\", \"commit\": \"%s\", \"copy_gbs\": %.1f, \"rows\": [\n",
                prop.name, commit, bw);
-    else
-        printf("# hepa-bench: negacyclic products mod a big prime, big-prime FFT vs RNS\n\n"
-               "GPU: %s, commit %s\ndevice-to-device copy: %.0f GB/s (read + write)\n\n"
-               "| field | N | s primes | FFT route µs | RNS route µs | RNS / FFT | equal | "
+    else {
+        bench_header(": negacyclic products mod a big prime, big-prime FFT vs RNS", &prop, commit,
+                     bw);
+        printf("| field | N | s primes | FFT route µs | RNS route µs | RNS / FFT | equal | "
                "big-prime FFT µs | x floor | s NTTs µs | NTTs / FFT |\n"
-               "|---|---|---|---|---|---|---|---|---|---|---|\n",
-               prop.name, commit, bw);
+               "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    }
     static const hepa_bp_prime fields[2] = {HEPA_BP_P3, HEPA_BP_P4};
     static const char *names[2] = {"P3", "P4"};
     int first = 1, bad = 0;
@@ -743,9 +752,7 @@ int hepa_bench_ckks(size_t reps, const char *commit) {
     struct cudaDeviceProp prop;
     double bw;
     if (bp_prologue("--ckks", &commit, &prop, &bw)) return 1;
-    printf("# hepa-bench CKKS encode/decode\n\nGPU: %s, commit %s\n"
-           "device-to-device copy: %.0f GB/s (read + write)\n\n",
-           prop.name, commit, bw);
+    bench_header(" CKKS encode/decode", &prop, commit, bw);
     /* encode / decode at N = 2^16, 34 limbs, Δ = 2^40: all primes of 60 bits, and the chain a
      * CKKS user picks for Δ = 2^40 (one 60-bit prime, 33 of 40 bits; issue 6's parameters, as in
      * Phantom's and SEAL's examples), whose 40-bit limbs take the FP64 NTT path */
@@ -831,9 +838,7 @@ int hepa_bench_dft(size_t reps, const char *commit) {
     struct cudaDeviceProp prop;
     double bw;
     if (bp_prologue("--dft", &commit, &prop, &bw)) return 1;
-    printf("# hepa-bench batched complex DFT plans vs cuFFT\n\nGPU: %s, commit %s\n"
-           "device-to-device copy: %.0f GB/s (read + write)\n\n",
-           prop.name, commit, bw);
+    bench_header(" batched complex DFT plans vs cuFFT", &prop, commit, bw);
 #ifdef HEPA_BENCH_HAVE_CUFFT
     int cv = 0;
     CF(cufftGetVersion(&cv));
@@ -1150,15 +1155,15 @@ int hepa_bench_ks(size_t reps, const char *commit, size_t only_n, size_t only_l)
     struct cudaDeviceProp prop;
     double bw;
     if (bp_prologue("--ks", &commit, &prop, &bw)) return 1;
-    printf("# hepa-bench ciphertext multiply, key switching, rescale, rotation\n\nGPU: %s, commit %s\n"
-           "device-to-device copy: %.0f GB/s (read + write)\n\n"
-           "Everything on the device, NTT domain, level = all of Q. CUDA events around each call on "
-           "the ring's stream, median of %zu after 3 warm-ups. Floor: the bytes that must move "
-           "(ciphertexts and keys read once, results written once; for the steps, their own inputs "
-           "and outputs) at the copy bandwidth. Key switching allocates its scratch from the "
-           "stream-ordered pool inside the timed call. Rotation is timed with the relinearization "
-           "key (same shape and cost as a rotation key).\n",
-           prop.name, commit, bw, reps);
+    bench_header(" ciphertext multiply, key switching, rescale, rotation", &prop, commit, bw);
+    printf(
+        "Everything on the device, NTT domain, level = all of Q. CUDA events around each call on "
+        "the ring's stream, median of %zu after 3 warm-ups. Floor: the bytes that must move "
+        "(ciphertexts and keys read once, results written once; for the steps, their own inputs "
+        "and outputs) at the copy bandwidth. Key switching allocates its scratch from the "
+        "stream-ordered pool inside the timed call. Rotation is timed with the relinearization "
+        "key (same shape and cost as a rotation key).\n",
+        reps);
     static const size_t sets[][3] = {{16, 33, 1}, {16, 33, 3}, {16, 33, 2}, {16, 33, 4},
                                      {15, 17, 1}, {17, 61, 1}};
     size_t ran = 0;
