@@ -11,12 +11,12 @@
 // keeps 8 elements in registers ("slots": 3 bits of e), the 32 lanes of a warp hold 5 more bits
 // (the low CB lane bits pick one of C = 2^CB adjacent columns instead), the warps of a block the
 // rest. A stage on a slot bit is a butterfly between two registers of one thread. In the inverse
-// transform a stage on a lane bit first swaps that lane bit with a slot bit through
-// __shfl_xor_sync: each thread sends 4 of its 8 values to its partner lane, after which every
-// butterfly pair lies in one thread (seed 000's warp-shuffle exchange, without duplicated
-// butterflies). A stage on a warp bit — and, in the forward transform, on a lane bit, which
-// measured faster there (see HEPA_NTT_LANE_SMEM_FWD) — first exchanges the tile through shared
-// memory so that the bits needed next become slot bits.
+// column tiles of n = 2^16, 2^17 and the single tiles, a stage on a lane bit first swaps that
+// lane bit with a slot bit through __shfl_xor_sync: each thread sends 4 of its 8 values to its
+// partner lane, after which every butterfly pair lies in one thread (seed 000's warp-shuffle
+// exchange, without duplicated butterflies). A stage on a warp bit — and on a lane bit
+// everywhere else, which measured faster there (see lane_bits_smem) — first exchanges the tile
+// through shared memory so that the bits needed next become slot bits.
 // Which bit sits where at every stage is decided at compile time (Schedule below), so index and
 // twiddle arithmetic folds into constants and identical twiddle loads are shared.
 //
@@ -79,19 +79,45 @@
 // The forward pass meets its lane bits last and brings them in with two round trips; the
 // inverse (numbers above from before HEPA_NTT_INV_LOAD_LOW) met them first, pushed its
 // unprocessed slot bits onto the lanes and needed two more.
+// Since the inverse loads with its first bits in the slots (HEPA_NTT_INV_LOAD_LOW = 2, below),
+// a shuffle per lane bit costs more than its share of a round trip in the FP64 kernels, which
+// are bound by instruction issue: ncu (H100, 2^16/34 40-bit, before) counted 116 / 100
+// instructions per element in the inverse row / column pass against 95 / 78 in the forward's.
+// Now the inverse's lane bits go through shared memory in row tiles (GB = 8: two round trips
+// instead of five swaps) and in column tiles of up to 7 bits; column tiles of 8 or 9 bits
+// (n = 2^16, 2^17) and single tiles (n = 2^10 .. 2^12) keep the swaps. Same-call A/B on an H100
+// (hepa-bench --gpu-suite, inverse NTT hot / cold µs; load of the top bits with swaps -> load of
+// the low bits with swaps everywhere -> this):
+//   2^16/34 40-bit 35.7 / 36.9 -> 33.2 / 34.7 -> 33.0 / 34.2; 60-bit 51.7 / 53.0 -> 50.3 / 51.2
+//   -> 49.4 / 50.5; 2^17/64 40-bit 132.9 / 131.6 -> 124.0 / 123.1 -> 124.0 / 123.3; 60-bit
+//   177.0 / 177.4 -> 172.0 / 172.0 -> 169.0 / 169.0; 2^15/34 40-bit 20.4 / 22.8 -> 20.0 / 22.6
+//   -> 19.5 / 21.9. Shared memory also for the column tiles of 8 and 9 bits measured 0.5-2 µs
+//   slower at 2^16 40-bit and 2^17 60-bit; also for the single tiles, mixed within noise.
 #ifndef HEPA_NTT_LANE_SMEM_FWD
 #define HEPA_NTT_LANE_SMEM_FWD 1
 #endif
-#ifndef HEPA_NTT_LANE_SMEM_INV
+#ifndef HEPA_NTT_LANE_SMEM_INV // single tiles (n = 2^10 .. 2^12)
 #define HEPA_NTT_LANE_SMEM_INV 0
 #endif
+#ifndef HEPA_NTT_LANE_SMEM_INV_ROWS // row tiles
+#define HEPA_NTT_LANE_SMEM_INV_ROWS 1
+#endif
+#ifndef HEPA_NTT_LANE_SMEM_INV_COLS_MAXGB // column tiles of at most this many bits
+#define HEPA_NTT_LANE_SMEM_INV_COLS_MAXGB 7
+#endif
+__host__ __device__ constexpr bool lane_bits_smem(int GB, int CB, bool INV) {
+    return !INV      ? HEPA_NTT_LANE_SMEM_FWD
+           : CB == 0 ? (GB == 8 ? HEPA_NTT_LANE_SMEM_INV_ROWS : HEPA_NTT_LANE_SMEM_INV)
+                     : GB <= HEPA_NTT_LANE_SMEM_INV_COLS_MAXGB;
+}
 // Inverse row tiles load with the slots on the low e-bits (see load_map). Measured on an H100
 // (L = 34, cold, inverse µs, n = 2^12 / 2^14 / 2^16 / 2^17): top-bit load 12.7 / 18.7 / 64.2 /
 // 121.5; low-bit load with shuffles 13.7 / 18.4 / 56.5 / 109.7; low-bit load with shared-memory
-// lane exchanges 12.8 / 18.3 / 56.5 / 108.4. The shuffle version is kept (same speed, and it is
-// the seed's warp-shuffle scheme).
+// lane exchanges 12.8 / 18.3 / 56.5 / 108.4 (integer butterflies, before the FP64 path; the
+// shuffles were kept then). HEPA_NTT_INV_LOAD_LOW = 2 (since 2026-11-24): column tiles too
+// (inverse µs above).
 #ifndef HEPA_NTT_INV_LOAD_LOW
-#define HEPA_NTT_INV_LOAD_LOW 1
+#define HEPA_NTT_INV_LOAD_LOW 2
 #endif
 
 namespace {
@@ -143,12 +169,14 @@ __host__ __device__ constexpr Map initial_map(int GB, int LB) {
     return m;
 }
 // The mapping the kernel loads with. Default: slots on the top 3 e-bits, lanes on the low ones
-// (coalesced 8-byte loads). Inverse row tiles with HEPA_NTT_INV_LOAD_LOW: slots on e-bits 0..2
-// (each thread loads 64 contiguous bytes), lanes on 3..7, so the inverse, which meets the low
-// bits first, starts with them in registers.
+// (coalesced 8-byte loads). Inverse tiles with HEPA_NTT_INV_LOAD_LOW (row tiles from 1, column
+// tiles from 2): slots on e-bits 0..2, lanes on 3 .. 7 - CB, so the inverse, which meets the low
+// bits first, starts with them in registers. (A row tile's thread then loads 64 contiguous
+// bytes; a column tile's lanes still read whole 64-byte rows of C = 8 columns, as before.)
 __host__ __device__ constexpr Map load_map(int GB, int CB, bool INV) {
     const int LB = 5 - CB;
-    if (!(HEPA_NTT_INV_LOAD_LOW && INV && CB == 0)) return initial_map(GB, LB);
+    if (!(HEPA_NTT_INV_LOAD_LOW && INV && (CB == 0 || HEPA_NTT_INV_LOAD_LOW >= 2)))
+        return initial_map(GB, LB);
     Map m{};
     m.ps[0] = 0;
     m.ps[1] = 1;
@@ -171,7 +199,7 @@ __host__ __device__ constexpr void do_swap(Map &m, int slot, int j) {
 // Then, for row tiles, bring the lanes back to the low e-bits (coalesced stores).
 __host__ __device__ constexpr Schedule make_schedule(int GB, int CB, bool INV) {
     const int LB = 5 - CB;
-    const bool lane_smem = INV ? HEPA_NTT_LANE_SMEM_INV : HEPA_NTT_LANE_SMEM_FWD;
+    const bool lane_smem = lane_bits_smem(GB, CB, INV);
     Schedule s{};
     Map m = load_map(GB, CB, INV);
     int done = 0, c = 0;
@@ -271,12 +299,15 @@ template <int P0, int P1, int P2> struct SlotOff {
 //  - C = 1 (row tiles, single tiles): the bank is phys(e) & 15; e-bits 0..3 are XORed with
 //    swz_low(e >> 4), a linear map found by search so that every exchange of every schedule in
 //    use spreads its half-warps over 16 banks (checked by a static_assert in ntt_tile_kernel).
+//    (The search: the fewest shift terms, -3 .. 7, whose XOR passes that check for the row and
+//    single-tile schedules of both directions and ntt_mulrows_kernel's turn. It changed with
+//    the inverse rows' shared-memory lane exchanges, which x ^ x>>1 ^ x>>3 ^ x<<2 failed.)
 // phys is linear over GF(2) (phys(a ^ b) = phys(a) ^ phys(b)) and a bijection of [0, 2^GB).
 // Before (phys(e) = e), ncu on an H100 (n = 2^16, L = 34) counted 4-way conflicts in most row
 // exchanges and 2-way ones in half the column exchanges: 35-67% of the kernels' shared-memory
 // wavefronts were excess.
 __host__ __device__ constexpr unsigned swz_low(unsigned x) {
-    return (x ^ (x >> 1) ^ (x >> 3) ^ (x << 2)) & 15u;
+    return ((x << 3) ^ (x << 2) ^ (x << 1) ^ (x >> 1) ^ (x >> 3)) & 15u;
 }
 __host__ __device__ constexpr unsigned parity(unsigned x) {
     x ^= x >> 16;
@@ -1958,7 +1989,7 @@ cudaError_t launch_k(bool pdl, const hepa_ring *ring, void (*k)(P...), dim3 grid
 // tile_body's dynamic shared memory for a block of TILES tiles: an exchange area for every tile
 // but column tiles without warp bits (they never exchange), then with STG the staged twiddles
 constexpr size_t tile_smem_bytes(int GB, int CB, int TILES, bool INV, bool STG) {
-    const bool lane_smem = INV ? HEPA_NTT_LANE_SMEM_INV : HEPA_NTT_LANE_SMEM_FWD;
+    const bool lane_smem = lane_bits_smem(GB, CB, INV);
     const bool exchanges = lane_smem || !(CB > 0 && GB - 3 - (5 - CB) == 0);
     return (exchanges ? ((size_t)8 * TILES << (GB + CB)) : 0) +
            (STG ? (size_t)TILES * 256 * sizeof(ulonglong2) : 0);
