@@ -127,8 +127,11 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
         l->n_inv_w = v.n_inv_w;
         l->n_inv_w_shoup = v.n_inv_w_shoup;
         l->tw64 = 0;
+        l->qd = l->qi = 0;
         if (v.q < HEPA_DEV_F64_BELOW) {
             d->f64 = 1;
+            l->qd = (double)v.q; // exact below 2^53
+            l->qi = 1.0 / l->qd; // IEEE double division: the correctly rounded 1/q
             l->tw64 = 4 * n * L + HEPA_DEV_F64_WORDS(n) * f++;
             double *w = (double *)(host_tables + l->tw64); // exact: the twiddles are below 2^47
             for (size_t k = 0; k < n; ++k) {

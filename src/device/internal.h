@@ -27,6 +27,9 @@ typedef struct hepa_dev_limb {
                     * fwd[k] then n doubles inv[k] (the FP64 butterflies' twiddles), then for
                     * fwd and for inv the ROW FACTORS of the row passes (n >= 2^13; ntt_cuda.cu,
                     * GENERATED ROW TWIDDLES): 256 doubles S, then 8·(n >> 8) doubles R; else 0 */
+    double qd, qi; /* q < HEPA_DEV_F64_BELOW: q as a double (exact) and 1/q correctly rounded, the
+                    * FP64 path's constants (ntt/f64_arith.cuh), made once here instead of a
+                    * conversion and a division in every thread of every NTT kernel; else 0 */
 } hepa_dev_limb;
 
 /* A ring's device state. Tables: one allocation of L·4·n words, limb i at tables + 4·n·i: n

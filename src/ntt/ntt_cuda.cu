@@ -642,8 +642,8 @@ __device__ __forceinline__ void ctx_f64(Ctx &c, const hepa_dev_limb &lc, const u
         c.twd = reinterpret_cast<const double *>(tables + lc.tw64) + (inv ? n : 0);
         c.twr =
             reinterpret_cast<const double *>(tables + lc.tw64) + 2 * n + (inv ? 256 + (n >> 5) : 0);
-        c.qd = (double)lc.q;
-        c.qi = 1.0 / c.qd;
+        c.qd = lc.qd;
+        c.qi = lc.qi;
     }
 }
 // GENERATED ROW TWIDDLES. The row pass of an FP64 limb computes its row's 255 twiddles instead
