@@ -634,6 +634,11 @@ __device__ __forceinline__ uint64_t f64_canonical(double x, const Ctx &c) {
     return f64_canonical_q(x, c.qd, c.qi);
 }
 // A kernel built with F64 switches its context to the FP64 path for a limb below the bound.
+// q and 1/q come from the limb (hepa_dev_limb.qd, .qi, made at ring creation). Until 69a0db7
+// every thread converted q and divided 1.0 / q here (a double division, with its slow-path
+// branch): H100, same call, 40-bit: forward 2^16/34 32.5 -> 31.4 µs cold, 2^17/64 118.6 ->
+// 115.1, inverse 2^17/64 123.3 -> 116.7, negacyclic multiply 2^17/64 296 -> 279.
+// (bench/results/2026-11-24-h100-ntt-qinv-69a0db7.md)
 template <bool F64>
 __device__ __forceinline__ void ctx_f64(Ctx &c, const hepa_dev_limb &lc, const uint64_t *tables,
                                        size_t n, bool inv) {
