@@ -1149,6 +1149,9 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
 // 35.0 (slower: not used there), inverse 37.6 -> 37.3; 2^17/64 40-bit forward 117.8 -> 119.3
 // (not used), inverse 137.7 -> 132.7. D = 1.5 waves: about the same at 2^16, 8-12% slower at
 // 2^17; D = half a wave: 1-4 µs slower at 2^16.
+// Re-measured at 9022e79 for the FP64 forward (same call, hot / cold µs): 2^17/64 40-bit
+// 114.5-115.1 / 114.7-115.4 -> 108.8-109.0 / 108.9-109.0, so it is used there since; 2^16/34
+// 27.2-27.4 / 31.4-31.5 -> 29.4-29.5 / 33.1-33.3, so not there.
 template <int GB1, bool INV, bool F64>
 __global__ void __launch_bounds__(1 << GB1, 1024 >> GB1)
     ntt2_kernel(uint64_t *out, const uint64_t *in, const uint64_t *__restrict__ tables,
@@ -2135,9 +2138,10 @@ bool launch_ntt2(const hepa_ring *ring, size_t level, uint64_t *out, const uint6
     // one wave of blocks in limbs: 4 blocks of 256 threads per SM at 2^16, 2 of 512 at 2^17
     const size_t wave = (size_t)d->sms * (logn == 16 ? 4 : 2) / 32;
     // Where it measured faster (H100, see TWO PASSES IN ONE LAUNCH): the inverse, and the forward
-    // of rings without FP64 limbs; at least two waves of limbs (fewer: nothing to overlap)
+    // except at n = 2^16 on rings with FP64 limbs; at least two waves of limbs (fewer: nothing
+    // to overlap)
     if (!HEPA_NTT2 || (logn != 16 && logn != 17) || Y < 2 * wave || Y > HEPA_DEV_SCHED_WORDS - 2 ||
-        d->stream == d->helper || (!INV && d->f64))
+        d->stream == d->helper || (!INV && d->f64 && logn == 16))
         return false;
     auto go = [&](auto gb) {
         constexpr int GB1 = decltype(gb)::value;
