@@ -45,6 +45,20 @@
         }                                                                                      \
     } while (0)
 
+/* The benchmarks' inputs: xorshift64 (13, 7, 17), fixed seeds so that runs compare. */
+static uint64_t xs_next(uint64_t *s) {
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return *s;
+}
+/* uniform in [-1, 1) on a 2^-52 grid */
+static double xs_unit(uint64_t *s) {
+    return (double)(xs_next(s) >> 11) * 0x1p-52 - 1.0;
+}
+static void xs_fill_unit(double *z, size_t n, uint64_t *s) {
+    for (size_t i = 0; i < n; ++i)
+        z[i] = xs_unit(s);
+}
+
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -129,10 +143,8 @@ static int make_polys(sizes *z, size_t K, uint64_t *seed) {
         for (int r = 0; r < 2; ++r) {
             for (size_t i = 0; i < z->L; ++i) {
                 const uint64_t q = hepa_ring_modulus(z->ring, i);
-                for (size_t j = 0; j < z->n; ++j) {
-                    *seed ^= *seed << 13, *seed ^= *seed >> 7, *seed ^= *seed << 17;
-                    buf[i * z->n + j] = *seed % q;
-                }
+                for (size_t j = 0; j < z->n; ++j)
+                    buf[i * z->n + j] = xs_next(seed) % q;
             }
             HK(hepa_poly_set(r ? z->b[k] : z->a[k], buf, HEPA_DOMAIN_COEFF));
         }
@@ -502,10 +514,8 @@ int hepa_bench_bp_compare(size_t reps, int json, const char *commit) {
             const size_t N = (size_t)1 << lg;
             /* random canonical elements: digits uniform in [0, r) */
             for (int v = 0; v < 2; ++v) {
-                for (size_t j = 0; j < N * k; ++j) {
-                    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-                    h[j] = seed % r;
-                }
+                for (size_t j = 0; j < N * k; ++j)
+                    h[j] = xs_next(&seed) % r;
                 HK(hepa_bp_dev_upload(f, v ? dy : dx, h, N, NULL));
             }
             hepa_bp_dev_plan *plan;
@@ -547,10 +557,8 @@ int hepa_bench_bp_compare(size_t reps, int json, const char *commit) {
                 if (!hl) return 1;
                 for (size_t i = 0; i < s; ++i) {
                     const uint64_t q = hepa_bp_rns_plan_moduli(rp)[i];
-                    for (size_t j = 0; j < N; ++j) {
-                        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-                        hl[i * N + j] = seed % q;
-                    }
+                    for (size_t j = 0; j < N; ++j)
+                        hl[i * N + j] = xs_next(&seed) % q;
                 }
                 HK(hepa_poly_set(poly, hl, HEPA_DOMAIN_COEFF));
                 free(hl);
@@ -642,10 +650,7 @@ static int ckks_chain(size_t reps, const char *title, const uint64_t *q, size_t 
     double *t = malloc(reps * sizeof *t);
     if (!hz || !t) return 1;
     uint64_t seed = 0xA4093822299F31D0ull;
-    for (size_t i = 0; i < 2 * h; ++i) {
-        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-        hz[i] = (double)(seed >> 11) * 0x1p-52 - 1.0;
-    }
+    xs_fill_unit(hz, 2 * h, &seed);
     CK(cudaMalloc((void **)&dz, 2 * h * sizeof *dz));
     CK(cudaMalloc((void **)&dout, 2 * h * sizeof *dout));
     HK(hepa_host_alloc((void **)&hout, 2 * h * sizeof *hout));
@@ -707,10 +712,7 @@ static int ckks_modes(size_t reps) {
         double *hz = malloc(2 * h * sizeof *hz), *hout = malloc(2 * h * sizeof *hout), *dz, *dout;
         if (!hz || !hout) return 1;
         uint64_t seed = 0x5DEECE66Dull + lg;
-        for (size_t i = 0; i < 2 * h; ++i) {
-            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-            hz[i] = (double)(seed >> 11) * 0x1p-52 - 1.0;
-        }
+        xs_fill_unit(hz, 2 * h, &seed);
         CK(cudaMalloc((void **)&dz, 2 * h * sizeof *dz));
         CK(cudaMalloc((void **)&dout, 2 * h * sizeof *dout));
         CK(cudaMemcpy(dz, hz, 2 * h * sizeof *dz, cudaMemcpyHostToDevice));
@@ -867,10 +869,8 @@ int hepa_bench_dft(size_t reps, const char *commit) {
         const hepa_dft_mode m = modes[mi];
         uint64_t sd = 0xD1B54A32D192ED03ull;
         const size_t nv = chunk / (dft_elem(m) / 2);
-        for (size_t i = 0; i < nv; ++i) {
-            sd ^= sd << 13, sd ^= sd >> 7, sd ^= sd << 17;
-            vals[i] = (long double)((double)(sd >> 11) * 0x1p-52 - 1.0);
-        }
+        for (size_t i = 0; i < nv; ++i)
+            vals[i] = (long double)xs_unit(&sd);
         dft_put(hchunk, vals, nv, m);
         for (size_t off = 0; off < bytes; off += chunk)
             CK(cudaMemcpy((unsigned char *)a + off, hchunk, chunk, cudaMemcpyHostToDevice));
@@ -931,10 +931,8 @@ int hepa_bench_dft(size_t reps, const char *commit) {
     for (int mi = 0; mi < 3; ++mi) {
         const hepa_dft_mode m = modes[mi];
         uint64_t seed = 0x9E3779B97F4A7C15ull;
-        for (size_t i = 0; i < 8 * n; ++i) {
-            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-            ref[i] = (long double)((double)(seed >> 11) * 0x1p-52 - 1.0);
-        }
+        for (size_t i = 0; i < 8 * n; ++i)
+            ref[i] = (long double)xs_unit(&seed);
         dft_put(hx, ref, 8 * n, m);
         HK(hepa_dft_host_ld(ref, n, 4, 0));
         CK(cudaMemcpy(a, hx, 4 * n * dft_elem(m), cudaMemcpyHostToDevice));
