@@ -1151,7 +1151,35 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
 // 2^17; D = half a wave: 1-4 µs slower at 2^16.
 // Re-measured at 9022e79 for the FP64 forward (same call, hot / cold µs): 2^17/64 40-bit
 // 114.5-115.1 / 114.7-115.4 -> 108.8-109.0 / 108.9-109.0, so it is used there since; 2^16/34
-// 27.2-27.4 / 31.4-31.5 -> 29.4-29.5 / 33.1-33.3, so not there.
+// 27.2-27.4 / 31.4-31.5 -> 29.4-29.5 / 33.1-33.3, so not there. The FP64 inverse at 2^16 went
+// the same way once the inverse passes got faster (fca6054, 69a0db7): at 2c1f5e3, same call,
+// 2^16/34 40-bit, one launch -> two, hot / cold µs: 32.9 / 34.0-34.1 -> 30.7-30.8 / 32.6-32.7
+// (the one-launch loss was about 2 µs at every L from 32 to 40), so no FP64 ring uses it at 2^16
+// since; with signal_done's cheaper count it is still 1-1.6 µs slower there.
+// The counts between blocks, as cooperative groups' grid sync does them on sm_70 and later:
+// signal_done (the whole block calls it when its stores are done) has the barrier order the
+// block's stores before thread 0's add with release semantics at GPU scope; wait_count (thread
+// 0, then the block synchronizes) spins with acquire loads until *c >= need, after which those
+// stores are visible to the block. Until 2c1f5e3 every thread fenced its own stores
+// (__threadfence) before the barrier, which kept each first-pass block resident until all its
+// stores were acknowledged. Same-call A/B on an H100 (two runs each, hot µs, cold alike):
+// 2^17/64 40-bit forward 108.8-109.0 -> 107.0-107.1, inverse 117.3 -> 114.9-115.2; 60-bit
+// 164.8 -> 162.5-162.6 and 169.7-169.8 -> 167.7-167.8; 2^16/34 60-bit forward 44.5-44.7 ->
+// 44.2-44.4, inverse 49.6-49.7 -> 48.8 (thread 0's __threadfence + atomicAdd measured the same).
+__device__ __forceinline__ void signal_done(unsigned *c) {
+    __syncthreads();
+    if (threadIdx.x == 0)
+        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(c) : "memory");
+}
+__device__ __forceinline__ void wait_count(const unsigned *c, unsigned need) {
+    for (;;) {
+        unsigned v;
+        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(c) : "memory");
+        if (v >= need) return;
+        __nanosleep(100);
+    }
+}
+
 template <int GB1, bool INV, bool F64>
 __global__ void __launch_bounds__(1 << GB1, 1024 >> GB1)
     ntt2_kernel(uint64_t *out, const uint64_t *in, const uint64_t *__restrict__ tables,
@@ -1185,17 +1213,7 @@ __global__ void __launch_bounds__(1 << GB1, 1024 >> GB1)
         }
     }
     if (second) {
-        if (threadIdx.x == 0) {
-            unsigned c;
-            for (;;) {
-                asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
-                             : "=r"(c)
-                             : "l"(ctr + 2 + y)
-                             : "memory");
-                if (c >= T1) break;
-                __nanosleep(100);
-            }
-        }
+        if (threadIdx.x == 0) wait_count(ctr + 2 + y, T1);
         __syncthreads();
     }
     const uint64_t *src = second ? out : in, *src_b = second ? out_b : in_b;
@@ -1207,11 +1225,7 @@ __global__ void __launch_bounds__(1 << GB1, 1024 >> GB1)
         tile_body<GB1, 3, 8, 1, INV, false, INV, false, 0, F64>(
             bx, y, threadIdx.x, out, src, nullptr, tables, limbs, logn, 8, 31, 0, out_b, src_b,
             level, map, nullptr, nullptr, nullptr, nullptr);
-    if (!second) {
-        __threadfence(); // this thread's stores, before the count says they are there
-        __syncthreads();
-        if (threadIdx.x == 0) atomicAdd(&ctr[2 + y], 1u);
-    }
+    if (!second) signal_done(ctr + 2 + y);
     if (threadIdx.x == 0 && atomicAdd(&ctr[1], 1u) == Y * (T1 + T2) - 1) {
         ctr[0] = ctr[1] = 0; // the last block: every other one has finished
         for (unsigned i = 0; i < Y; ++i)
@@ -2126,6 +2140,9 @@ enum { FX_NONE, FX_RESCALE, FX_ENCODE, FX_MODUP1, FX_MODDOWN, FX_MODDOWN1, FX_PA
 #ifndef HEPA_NTT2
 #define HEPA_NTT2 1
 #endif
+#ifndef HEPA_NTT2_F64_16
+#define HEPA_NTT2_F64_16 0 // 1: also at 2^16 on rings with FP64 limbs (slower; for A/Bs)
+#endif
 #ifndef HEPA_NTT2_D
 #define HEPA_NTT2_D 0 // the lag in limbs; 0: one wave of blocks' worth
 #endif
@@ -2137,11 +2154,11 @@ bool launch_ntt2(const hepa_ring *ring, size_t level, uint64_t *out, const uint6
     const hepa_ring_device *d = ring->dev;
     // one wave of blocks in limbs: 4 blocks of 256 threads per SM at 2^16, 2 of 512 at 2^17
     const size_t wave = (size_t)d->sms * (logn == 16 ? 4 : 2) / 32;
-    // Where it measured faster (H100, see TWO PASSES IN ONE LAUNCH): the inverse, and the forward
-    // except at n = 2^16 on rings with FP64 limbs; at least two waves of limbs (fewer: nothing
-    // to overlap)
+    // Where it measured faster (H100, see TWO PASSES IN ONE LAUNCH): both directions at 2^17,
+    // and at 2^16 on rings without FP64 limbs; at least two waves of limbs (fewer: nothing to
+    // overlap)
     if (!HEPA_NTT2 || (logn != 16 && logn != 17) || Y < 2 * wave || Y > HEPA_DEV_SCHED_WORDS - 2 ||
-        d->stream == d->helper || (!INV && d->f64 && logn == 16))
+        d->stream == d->helper || (!HEPA_NTT2_F64_16 && d->f64 && logn == 16))
         return false;
     auto go = [&](auto gb) {
         constexpr int GB1 = decltype(gb)::value;
