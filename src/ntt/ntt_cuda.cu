@@ -623,6 +623,13 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
 // µs, inverse 54.4 -> 50.5 -> 43.7 (bench/results/2026-11-23-h100-fp64-ntt-b3ce19f.md).
 // (u2d, d2u, f64_round and the _q forms used here: src/ntt/f64_arith.cuh, shared with the base
 // conversion kernel)
+// FP64 INTERMEDIATE (XF 8 of ntt_tile_kernel). Between the two passes of a plain transform the
+// FP64 limbs keep the FP64 path's signed doubles: the first pass stores f64_reduce(x) (|.| <= q/2
+// + 1) instead of the canonical word (f64_out: the reduction, a sign fix-up and the conversion)
+// and the last pass takes those bits as they are (no f64_in). A start with |x| < q is all the
+// stage bounds above assume, so they hold. Only the two passes of one transform see these words
+// (run_ntt, n = 2^13 .. 2^17; not ntt2_kernel, the fusions, the negacyclic product or key
+// switching, whose passes keep canonical words).
 __device__ __forceinline__ double f64_mulmod(double y, double w, const Ctx &c) {
     return f64_mulmod_q(y, w, c.qd, c.qi);
 }
@@ -884,6 +891,8 @@ __device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *
 //     in2_b, and acc / acc_b, where not NULL, are added as it stores: hepa_keyswitch_add.)
 //   6 (key switching's ModUp with digits of 2 or more limbs, _hepa_dev_ntt_modup_cols, the column
 //     pass): FP64 limbs below KS_PACK_BELOW are loaded and stored in PACKED COLUMNS.
+//   8 (both passes of the plain two-pass transforms, either direction, F64 kernels only): FP64
+//     INTERMEDIATE.
 // F64: the kernel runs FP64 butterflies for its limbs with q < 2^47 (FP64 LIMBS), launched for
 // rings that have such a limb.
 // tile_body is one block's work: block (bx, by), thread tid (ntt_tile_kernel passes its own
@@ -904,7 +913,8 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     constexpr Map fm = sch.steps[sch.count - 1].map; // final mapping = load mapping's lanes
     static_assert(exchanges_conflict_free(GB, CB, INV), "an exchange has bank conflicts");
     static_assert(!STG || (GB == 8 && CB == 0 && S == 0), "staged twiddles are for row tiles");
-    static_assert(XF == 0 || (!INV && !FUSED), "load / store fusions: forward only");
+    static_assert(XF == 0 || XF == 8 || (!INV && !FUSED), "load / store fusions: forward only");
+    static_assert(XF != 8 || (F64 && !FUSED), "FP64 INTERMEDIATE: F64 kernels, plain passes");
     static_assert(XF != 1 || !LAST, "the rescale's correction is loaded by the first of two passes");
     static_assert(XF != 2 || LAST, "the rescale's scaling is stored by the last pass");
     static_assert(XF != 6 || !LAST, "packed columns are handed to the fused row pass");
@@ -1061,7 +1071,8 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         ulonglong2 tw[4];
         prefetch_step<GB, CB, S, INV, LAST, STG, FP, 0>(tw, c, lane, warp, gx0, logn);
         if constexpr (FP) {
-            if (!xf64 && !xr64) f64_in(v); // (the FP64 routes of XF 4 and XF 1 loaded doubles)
+            // (the FP64 routes of XF 4 and XF 1 loaded doubles, as did XF 8's last pass)
+            if (!xf64 && !xr64 && !(XF == 8 && LAST)) f64_in(v);
         }
         run_steps<GB, CB, S, INV, LAST, STG, FP, 0>(v, c, smem, lane, warp, gx0, logn, tw);
         // [0, q) for the store. The FP64 path's f64_out makes every pass's words canonical. The
@@ -1070,7 +1081,11 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         // to sit in the store loop for both paths, where the FP64 path ran it for nothing: 12
         // integer instructions per element, a tenth of the FP64 row pass's; moving it here in
         // the integer-only kernels measured slower, 2^17/64 60-bit forward 165 -> 169 µs.)
-        if constexpr (FP) {
+        if constexpr (FP && XF == 8 && !LAST) {
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                v[k] = bits(f64_reduce(dbl(v[k]), c)); // FP64 INTERMEDIATE
+        } else if constexpr (FP) {
             f64_out(v, c);
         } else if constexpr (LAST && F64) {
 #pragma unroll
@@ -2029,8 +2044,11 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     // rings with a modulus below 2^47 get the kernels that can run FP64 butterflies; the others
     // keep kernels without that code (with it, the 60-bit inverse NTT at n = 2^16, L = 34 took
     // 59 µs instead of 53.5 on an H100: more registers, spills)
-    auto kern = ring->dev->f64 ? ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, true>
-                               : ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, false>;
+    // (XF 8 only where ring->dev->f64: its callers check)
+    auto kern = XF == 8 || ring->dev->f64
+                    ? ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, true>
+                    : ntt_tile_kernel < GB,
+         CB, S, TILES, INV, FUSED, LAST, STG, XF == 8 ? 0 : XF, false > ;
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)smem);
@@ -2139,6 +2157,9 @@ enum { FX_NONE, FX_RESCALE, FX_ENCODE, FX_MODUP1, FX_MODDOWN, FX_MODDOWN1, FX_PA
 // limbs in the grid, the ring's own stream); returns false (nothing launched) otherwise.
 #ifndef HEPA_NTT2
 #define HEPA_NTT2 1
+#endif
+#ifndef HEPA_NTT_F64_MID
+#define HEPA_NTT_F64_MID 1 // FP64 INTERMEDIATE in run_ntt (0: canonical words between the passes)
 #endif
 #ifndef HEPA_NTT2_F64_16
 #define HEPA_NTT2_F64_16 0 // 1: also at 2^16 on rings with FP64 limbs (slower; for A/Bs)
@@ -2281,6 +2302,35 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
 #define MID(M, IN, INB)                                                                        \
     launch_tile<M, 3, 8, 1, INV, false, false>(out, IN, nullptr, ring, level, 8,               \
                                                n >> (M + 3), st, out_b, INB, map, 5, 1u << (8 + M))
+    // FP64 INTERMEDIATE: the plain two-pass transforms of rings with FP64 limbs
+    if constexpr (FX == FX_NONE && !FUSED) {
+        if (HEPA_NTT_F64_MID && ring->dev->f64 && !cols_only && !fx.last_only && logn >= 13 &&
+            logn <= 17) {
+            auto cols = [&](const uint64_t *src, const uint64_t *src_b, auto last) -> cudaError_t {
+                constexpr bool L = decltype(last)::value;
+                switch (logn) {
+                case 13:
+                    return COLS(5, false, src, nullptr, L, src_b, 8);
+                case 14:
+                    return COLS(6, false, src, nullptr, L, src_b, 8);
+                case 15:
+                    return COLS(7, false, src, nullptr, L, src_b, 8);
+                case 16:
+                    return COLS(8, false, src, nullptr, L, src_b, 8);
+                default:
+                    return COLS(9, false, src, nullptr, L, src_b, 8);
+                }
+            };
+            if constexpr (!INV) {
+                if ((e = cols(in, in_b, std::false_type{})) != cudaSuccess) return e;
+                return ROWS(out, false, out, nullptr, true, out_b, out_b, 8);
+            } else {
+                if ((e = ROWS(out, false, in, nullptr, false, out_b, in_b, 8)) != cudaSuccess)
+                    return e;
+                return cols(out, out_b, std::true_type{});
+            }
+        }
+    }
     if constexpr (!INV) {
         auto last_pass = [&]() {
             return ROWS(RESC || MDOWN ? fin : out, false, out, RESC || MDOWN ? in2 : nullptr, true,
