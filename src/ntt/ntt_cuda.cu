@@ -628,12 +628,16 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
 // + 1) instead of the canonical word (f64_out: the reduction, a sign fix-up and the conversion)
 // and the last pass takes those bits as they are (no f64_in). A start with |x| < q is all the
 // stage bounds above assume, so they hold. Only the two passes of one transform see these words
-// (run_ntt, n = 2^13 .. 2^17; not ntt2_kernel, the fusions, the negacyclic product or key
-// switching, whose passes keep canonical words). Measured on an H100 against canonical words
+// (run_ntt, n = 2^13 .. 2^17, and ntt2_kernel's forward; not the fusions, the negacyclic product or
+// key switching's passes, which keep canonical words). Measured on an H100 against canonical words
 // (same call, two runs, 2^16/34 40-bit, µs): forward hot 27.3-27.5 -> 26.8-27.1, cold 31.2-31.3
 // -> 31.1; inverse hot 30.5-30.8 -> 30.1-30.5, cold 32.5-32.7 -> 32.0-32.3; 2^14 and 2^15 0.1-0.3
 // µs less. I had predicted about 4% from the instructions removed (6-8 of ~172 per element);
 // these passes are bound by latency more than by issue.
+#ifndef HEPA_NTT_F64_MID
+#define HEPA_NTT_F64_MID                                                                           \
+    1 // FP64 INTERMEDIATE (run_ntt, ntt2_kernel) (0: canonical words between the passes)
+#endif
 __device__ __forceinline__ double f64_mulmod(double y, double w, const Ctx &c) {
     return f64_mulmod_q(y, w, c.qd, c.qi);
 }
@@ -1209,6 +1213,11 @@ __global__ void __launch_bounds__(1 << GB1, 1024 >> GB1)
     pdl_trigger();
     constexpr int TR = (1 << GB1) / 32;  // rows per row item
     constexpr unsigned T1 = 32, T2 = 32; // items per limb: 256 / 8 column tiles, (n >> 8) / TR
+    // FP64 INTERMEDIATE between the forward's passes. H100, same call, two runs, 40-bit, hot / cold
+    // µs: 2^17/64 forward 106.7-106.9 / 106.8-107.0 -> 106.1 / 106.0-106.1, 2^17/32 55.8
+    // / 58.4-58.6
+    // -> 55.0-55.1 / 58.1-58.3; the inverse measured 0.3-0.4 µs slower with it, so not there.
+    constexpr int XF = F64 && !INV && HEPA_NTT_F64_MID ? 8 : 0;
     __shared__ unsigned s_item;
     if (threadIdx.x == 0) s_item = atomicAdd(&ctr[0], 1u);
     __syncthreads();
@@ -1237,11 +1246,11 @@ __global__ void __launch_bounds__(1 << GB1, 1024 >> GB1)
     }
     const uint64_t *src = second ? out : in, *src_b = second ? out_b : in_b;
     if (INV != (bool)second) // rows: the forward's second pass, the inverse's first
-        tile_body<8, 0, 0, TR, INV, false, !INV, true, 0, F64>(
+        tile_body<8, 0, 0, TR, INV, false, !INV, true, XF, F64>(
             bx, y, threadIdx.x, out, src, nullptr, tables, limbs, logn, 256, 31, 0, out_b, src_b,
             level, map, nullptr, nullptr, nullptr, nullptr);
     else
-        tile_body<GB1, 3, 8, 1, INV, false, INV, false, 0, F64>(
+        tile_body<GB1, 3, 8, 1, INV, false, INV, false, XF, F64>(
             bx, y, threadIdx.x, out, src, nullptr, tables, limbs, logn, 8, 31, 0, out_b, src_b,
             level, map, nullptr, nullptr, nullptr, nullptr);
     if (!second) signal_done(ctr + 2 + y);
@@ -2161,9 +2170,6 @@ enum { FX_NONE, FX_RESCALE, FX_ENCODE, FX_MODUP1, FX_MODDOWN, FX_MODDOWN1, FX_PA
 // limbs in the grid, the ring's own stream); returns false (nothing launched) otherwise.
 #ifndef HEPA_NTT2
 #define HEPA_NTT2 1
-#endif
-#ifndef HEPA_NTT_F64_MID
-#define HEPA_NTT_F64_MID 1 // FP64 INTERMEDIATE in run_ntt (0: canonical words between the passes)
 #endif
 #ifndef HEPA_NTT2_F64_16
 #define HEPA_NTT2_F64_16 0 // 1: also at 2^16 on rings with FP64 limbs (slower; for A/Bs)
