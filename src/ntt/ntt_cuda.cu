@@ -1213,10 +1213,10 @@ __global__ void __launch_bounds__(1 << GB1, 1024 >> GB1)
     pdl_trigger();
     constexpr int TR = (1 << GB1) / 32;  // rows per row item
     constexpr unsigned T1 = 32, T2 = 32; // items per limb: 256 / 8 column tiles, (n >> 8) / TR
-    // FP64 INTERMEDIATE between the forward's passes. H100, same call, two runs, 40-bit, hot / cold
-    // µs: 2^17/64 forward 106.7-106.9 / 106.8-107.0 -> 106.1 / 106.0-106.1, 2^17/32 55.8
-    // / 58.4-58.6
-    // -> 55.0-55.1 / 58.1-58.3; the inverse measured 0.3-0.4 µs slower with it, so not there.
+    // FP64 INTERMEDIATE between the forward's passes. H100, same call, two runs, 40-bit,
+    // hot / cold µs: 2^17/64 forward 106.7-106.9 / 106.8-107.0 -> 106.1 / 106.0-106.1, 2^17/32
+    // 55.8 / 58.4-58.6 -> 55.0-55.1 / 58.1-58.3; the inverse measured 0.3-0.4 µs slower with it,
+    // so not there.
     constexpr int XF = F64 && !INV && HEPA_NTT_F64_MID ? 8 : 0;
     __shared__ unsigned s_item;
     if (threadIdx.x == 0) s_item = atomicAdd(&ctr[0], 1u);
@@ -2057,11 +2057,12 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     // rings with a modulus below 2^47 get the kernels that can run FP64 butterflies; the others
     // keep kernels without that code (with it, the 60-bit inverse NTT at n = 2^16, L = 34 took
     // 59 µs instead of 53.5 on an H100: more registers, spills)
-    // (XF 8 only where ring->dev->f64: its callers check)
+    // (XF 8 is launched only where ring->dev->f64, its callers check; XFI keeps the kernel that
+    // is never taken for it from being built)
+    constexpr int XFI = XF == 8 ? 0 : XF;
     auto kern = XF == 8 || ring->dev->f64
                     ? ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, true>
-                    : ntt_tile_kernel < GB,
-         CB, S, TILES, INV, FUSED, LAST, STG, XF == 8 ? 0 : XF, false > ;
+                    : ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG, XFI, false>;
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)smem);
@@ -2312,32 +2313,37 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
 #define MID(M, IN, INB)                                                                        \
     launch_tile<M, 3, 8, 1, INV, false, false>(out, IN, nullptr, ring, level, 8,               \
                                                n >> (M + 3), st, out_b, INB, map, 5, 1u << (8 + M))
+    // the column pass of a two-pass transform (n = 2^13 .. 2^17: tiles of log n - 8 bits), not
+    // fused, from src (and src_b for a pair); last: std::bool_constant, xf: the XF, as types
+    auto cols2 = [&](const uint64_t *src, const uint64_t *src_b, auto last,
+                     auto xf) -> cudaError_t {
+        constexpr bool L = decltype(last)::value;
+        constexpr int X = decltype(xf)::value;
+        switch (logn) {
+        case 13:
+            return COLS(5, false, src, nullptr, L, src_b, X);
+        case 14:
+            return COLS(6, false, src, nullptr, L, src_b, X);
+        case 15:
+            return COLS(7, false, src, nullptr, L, src_b, X);
+        case 16:
+            return COLS(8, false, src, nullptr, L, src_b, X);
+        default:
+            return COLS(9, false, src, nullptr, L, src_b, X);
+        }
+    };
     // FP64 INTERMEDIATE: the plain two-pass transforms of rings with FP64 limbs
     if constexpr (FX == FX_NONE && !FUSED) {
         if (HEPA_NTT_F64_MID && ring->dev->f64 && !cols_only && !fx.last_only && logn >= 13 &&
             logn <= 17) {
-            auto cols = [&](const uint64_t *src, const uint64_t *src_b, auto last) -> cudaError_t {
-                constexpr bool L = decltype(last)::value;
-                switch (logn) {
-                case 13:
-                    return COLS(5, false, src, nullptr, L, src_b, 8);
-                case 14:
-                    return COLS(6, false, src, nullptr, L, src_b, 8);
-                case 15:
-                    return COLS(7, false, src, nullptr, L, src_b, 8);
-                case 16:
-                    return COLS(8, false, src, nullptr, L, src_b, 8);
-                default:
-                    return COLS(9, false, src, nullptr, L, src_b, 8);
-                }
-            };
+            constexpr std::integral_constant<int, 8> xf8{};
             if constexpr (!INV) {
-                if ((e = cols(in, in_b, std::false_type{})) != cudaSuccess) return e;
+                if ((e = cols2(in, in_b, std::false_type{}, xf8)) != cudaSuccess) return e;
                 return ROWS(out, false, out, nullptr, true, out_b, out_b, 8);
             } else {
                 if ((e = ROWS(out, false, in, nullptr, false, out_b, in_b, 8)) != cudaSuccess)
                     return e;
-                return cols(out, out_b, std::true_type{});
+                return cols2(out, out_b, std::true_type{}, xf8);
             }
         }
     }
@@ -2386,17 +2392,9 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
         } else if ((e = ROWS(out, FUSED, in, in2, false, out_b, in_b, 0)) != cudaSuccess) {
             return e;
         }
+        if (logn <= 17)
+            return cols2(out, out_b, std::true_type{}, std::integral_constant<int, 0>{});
         switch (logn) {
-        case 13:
-            return COLS(5, false, out, nullptr, true, out_b, 0);
-        case 14:
-            return COLS(6, false, out, nullptr, true, out_b, 0);
-        case 15:
-            return COLS(7, false, out, nullptr, true, out_b, 0);
-        case 16:
-            return COLS(8, false, out, nullptr, true, out_b, 0);
-        case 17:
-            return COLS(9, false, out, nullptr, true, out_b, 0);
         case 18:
             e = MID(5, out, out_b);
             return e != cudaSuccess ? e : TOP(5, 5, out, true, out_b, 0);
