@@ -9,9 +9,14 @@
  *   ncu --profile-from-start off --metrics gpu__time_duration.sum,dram__bytes_read.sum,... \
  *      --csv ./ksprof 16 33 3
  *
+ * With a fourth argument `rescale` the profiled call is one hepa_poly_rescale_pair of a
+ * ciphertext in the NTT domain instead (the key is still made, so the ring is the same); with
+ * `ntt`, an inverse and a forward NTT of two L-limb polynomials (the plain passes, to compare).
+ *
  * Results: bench/results/2026-11-23-h100-ks-kernels-9715d8f.md. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cuda_profiler_api.h>
 
@@ -30,8 +35,10 @@
     } while (0)
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s LOG2_N L K   (e.g. 16 33 3)\n", argv[0]);
+    const int rescale = argc == 5 && !strcmp(argv[4], "rescale"),
+              ntt = argc == 5 && !strcmp(argv[4], "ntt");
+    if (argc != 4 && !rescale && !ntt) {
+        fprintf(stderr, "usage: %s LOG2_N L K [rescale|ntt]  (e.g. 16 33 3)\n", argv[0]);
         return 2;
     }
     const size_t logn = strtoul(argv[1], NULL, 10), L = strtoul(argv[2], NULL, 10),
@@ -66,15 +73,28 @@ int main(int argc, char **argv) {
         HK(hepa_poly_create(&p[i], r, L));
         HK(hepa_sample_uniform(g, p[i], HEPA_DOMAIN_NTT));
     }
+    hepa_poly *o[2];
+    for (int i = 0; i < 2; ++i)
+        HK(hepa_poly_create(&o[i], r, L - 1));
     for (int i = 0; i < 3; ++i)
-        HK(hepa_mul_relin(ks, p[4], p[5], p[0], p[1], p[2], p[3], key));
+        HK(rescale ? hepa_poly_rescale_pair(o[0], o[1], p[0], p[1])
+                   : hepa_mul_relin(ks, p[4], p[5], p[0], p[1], p[2], p[3], key));
     HK(hepa_ring_sync(r));
     cudaProfilerStart();
-    HK(hepa_mul_relin(ks, p[4], p[5], p[0], p[1], p[2], p[3], key));
+    if (ntt) {
+        for (int i = 0; i < 2; ++i)
+            HK(hepa_poly_from_ntt(p[i]));
+        for (int i = 0; i < 2; ++i)
+            HK(hepa_poly_to_ntt(p[i]));
+    } else {
+        HK(rescale ? hepa_poly_rescale_pair(o[0], o[1], p[0], p[1])
+                   : hepa_mul_relin(ks, p[4], p[5], p[0], p[1], p[2], p[3], key));
+    }
     HK(hepa_ring_sync(r));
     cudaProfilerStop();
     for (int i = 0; i < 6; ++i)
         hepa_poly_destroy(p[i]);
+    hepa_poly_destroy(o[0]), hepa_poly_destroy(o[1]);
     hepa_poly_destroy(s), hepa_poly_destroy(s2);
     hepa_ksk_destroy(key);
     hepa_rng_destroy(g);

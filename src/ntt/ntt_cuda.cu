@@ -905,6 +905,12 @@ __device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *
 // rings that have such a limb.
 // tile_body is one block's work: block (bx, by), thread tid (ntt_tile_kernel passes its own
 // indices; ntt2_kernel the ones its work item names).
+#ifndef HEPA_XF2_F64
+#define HEPA_XF2_F64 1 // FP64 SUBTRACT-AND-SCALE (0: the integer form for every limb)
+#endif
+#ifndef HEPA_XF2_PREFETCH
+#define HEPA_XF2_PREFETCH 1
+#endif
 template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG, int XF,
           bool F64>
 __device__ __forceinline__ void
@@ -971,6 +977,26 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     const hepa_dev_limb lc = limbs[limb];
     const size_t off = dlimb * n;
 
+    // XF2 PREFETCH. XF 2 reads in2 (and acc) only as it stores, after the stages: without a
+    // prefetch those loads start a DRAM round trip when the block is done with everything else.
+    // Thread 0 of a row block asks for the block's whole range (TILES rows of 256 words,
+    // contiguous, 16-byte aligned) into L2 now, so it lands while the stages run (a hint: no
+    // ordering, no results). H100, same call, 2^16/33 (hepa-bench --ks, µs): NTT-domain rescale
+    // of a ciphertext 78.4-79.1 -> 76.8-77.7; ModDown 94 -> 89.5 (P = 1), 126 -> 123 (P = 3).
+#if __CUDA_ARCH__ >= 900 // (the bulk prefetch is sm_90's)
+    if constexpr (XF == 2 && HEPA_XF2_PREFETCH && GB == 8 && CB == 0 && S == 0) {
+        if (tid == 0) {
+            const size_t o = (size_t)dlimb * n + (size_t)bx * (TILES * 256);
+            asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(in2 + o),
+                         "r"(TILES * 256 * 8)
+                         : "memory");
+            if (acc)
+                asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(acc + o),
+                             "r"(TILES * 256 * 8)
+                             : "memory");
+        }
+    }
+#endif
     Ctx c = ctx_of(lc, tables, n, limb, INV);
     ctx_f64<F64>(c, lc, tables, n, INV); // FP64 LIMBS
 
@@ -1093,6 +1119,25 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
 #pragma unroll
             for (int k = 0; k < 8; ++k)
                 v[k] = bits(f64_reduce(dbl(v[k]), c)); // FP64 INTERMEDIATE
+        } else if constexpr (FP && XF == 2 && HEPA_XF2_F64) {
+            // FP64 SUBTRACT-AND-SCALE: the store loop's (a - x)·s (+ acc) in doubles, on the
+            // stages' values (|x| < 9q: eight stages from [0, q), see FP64 LIMBS): y = a - x,
+            // |y| < 10q, within f64_mulmod's Y <= 13; |y·s mod q| < 0.91q, + acc < 1.91q; then
+            // canonical. Replaces f64_out and the integer subtract, Shoup product and add: ncu,
+            // the rescale's row pass at 2^16, 32 limbs, 8.54 -> 7.34 M warp instructions,
+            // 23.0 -> 19.5 µs. hepa-bench --ks 2^16/33, same call, 2 runs each, µs: NTT-domain
+            // rescale of a ciphertext 76.8-77.9 -> 70.8-72.1; ModDown 90.0 -> 85.0 (P = 1),
+            // 123.1 -> 119.0 (P = 3), 111.9 -> 107.6 (P = 2), 131.8 -> 127.4 (P = 4).
+            const unsigned fb = thread_base<GB, CB, sch.count - 1, INV>(lane, warp);
+            const size_t sb = off + gx0 + ((size_t)fb << S);
+            const double sd = u2d(aux[2 + 3 * limb]);
+#pragma unroll
+            for (int k = 0; k < 8; ++k) {
+                const size_t gx = slot_addr(fb, sb, SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
+                double t = f64_mulmod(__dsub_rn(u2d(in2[gx]), dbl(v[k])), sd, c);
+                if (acc) t = __dadd_rn(t, u2d(acc[gx]));
+                v[k] = f64_canonical(t, c);
+            }
         } else if constexpr (FP) {
             f64_out(v, c);
         } else if constexpr (LAST && F64) {
@@ -1113,7 +1158,8 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         const size_t gx = slot_addr(fb, sbase, SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
         uint64_t x = v[k];
         if (LAST && !F64) x = INV ? hepa_reduce_2q(x, c.q) : hepa_reduce_4q(x, c.q); // (above)
-        if (XF == 2) { // the rescale: (a - correction)·q_last^(-1), a = in2; then + acc
+        // the rescale: (a - correction)·q_last^(-1), a = in2; then + acc (FP64 limbs: above)
+        if (XF == 2 && !(F64 && HEPA_XF2_F64 && c.f64)) {
             x = hepa_mul_shoup(hepa_mod_sub(in2[gx], x, c.q), aux[2 + 3 * limb], aux[3 + 3 * limb],
                                c.q);
             if (acc) x = hepa_mod_add(x, acc[gx], c.q);
@@ -2497,6 +2543,15 @@ extern "C" hepa_status _hepa_dev_ntt_mul(const hepa_ring *ring, size_t level, ui
 // writing the corrections, reading level - 1 limbs in the first pass, and a full read-read-write
 // pass at the end. A pair shares every launch: the last limbs' inverse NTT (2 limbs) runs in the
 // time of one, its passes being too small to fill the GPU (64 and 32 blocks at 2^16).
+// RESCALE SPLIT: the forward NTTs of a pair run one polynomial after the other (two launches
+// each) instead of sharing launches. Shared, the column pass wrote both polynomials' 2·(level -
+// 1) limbs (33.5 MB at 2^16/33) before the row pass read them back, and most of that came back
+// from DRAM (ncu: 63 MB read by the shared row pass); one polynomial's 16.8 MB stays in L2.
+// H100, hepa-bench --ks --n 65536 --limbs 33, same call, 2 runs x 4 medians each, µs:
+// 79.9-81.6 -> 77.2-78.7 per ciphertext.
+#ifndef HEPA_RESCALE_SPLIT
+#define HEPA_RESCALE_SPLIT 1
+#endif
 extern "C" hepa_status _hepa_dev_ntt_rescale(const hepa_ring *ring, size_t level, uint64_t *out0,
                                              const uint64_t *a0, uint64_t *out1, const uint64_t *a1,
                                              uint64_t *last) {
@@ -2509,6 +2564,14 @@ extern "C" hepa_status _hepa_dev_ntt_rescale(const hepa_ring *ring, size_t level
                              out1 ? a1 + (level - 1) * n : nullptr, ring->dev->idmap + level - 1);
     if (e != cudaSuccess) return _hepa_dev_status(e, "NTT-domain rescale (inverse NTT)");
     const uint64_t *aux = ring->dev->rescale + (level - 1) * (1 + 3 * ring->num_moduli);
+    if (HEPA_RESCALE_SPLIT && out1) {
+        e = run_ntt<false, false, FX_RESCALE>(ring, level - 1, out0, last, a0, nullptr, nullptr,
+                                              nullptr, out0, aux);
+        if (e == cudaSuccess)
+            e = run_ntt<false, false, FX_RESCALE>(ring, level - 1, out1, last1, a1, nullptr,
+                                                  nullptr, nullptr, out1, aux);
+        return _hepa_dev_status(e, "NTT-domain rescale");
+    }
     FxArgs fx;
     fx.in2_b = a1;
     fx.fin_b = out1;
