@@ -72,6 +72,7 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
         TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d->device));
         d->pdl = major >= 9;
         TRY(cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, d->device));
+        TRY(cudaDeviceGetAttribute(&d->l2, cudaDevAttrL2CacheSize, d->device));
     }
     TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     d->stream = st;

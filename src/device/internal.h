@@ -57,6 +57,7 @@ typedef struct hepa_ring_device {
                             * ring's stream (_hepa_dev_fork / _hepa_dev_join) */
     void *fork_ev[2];      /* cudaEvent_t, owned: the fork's and the join's */
     int sms;               /* the device's multiprocessor count */
+    int l2;                /* its L2 cache size in bytes (50 MiB on an H100 SXM) */
     unsigned *sched;       /* device, HEPA_DEV_SCHED_WORDS zeroed words: the work counters of the
                             * one-launch NTT on the ring's stream (ntt_cuda.cu, TWO PASSES IN ONE
                             * LAUNCH), zero again when each launch ends */

@@ -905,6 +905,9 @@ __device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *
 // rings that have such a limb.
 // tile_body is one block's work: block (bx, by), thread tid (ntt_tile_kernel passes its own
 // indices; ntt2_kernel the ones its work item names).
+#ifndef HEPA_XF1_NORED
+#define HEPA_XF1_NORED 1 // XF 1's FP64 route skips the reduction where |x_c| < q already
+#endif
 #ifndef HEPA_XF2_F64
 #define HEPA_XF2_F64 1 // FP64 SUBTRACT-AND-SCALE (0: the integer form for every limb)
 #endif
@@ -1040,19 +1043,36 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         else
             return off + gx0 + ((tb | so) << S);
     };
+    // XF 1's FP64 route: the centred x (x - q_last when x > q_last / 2; exact, |.| <= q_last / 2
+    // < 2^46), reduced to |.| <= q/2 + 1 unless already |.| < q (aux[0] < q: q_last < 2q, every
+    // limb of a chain of equal-sized primes), either a start the FP64 stages' bounds allow (FP64
+    // LIMBS); the same residue as hepa_center_mod's, which the stores make canonical. One loop per
+    // case, so the reduction's four FP64 operations are not issued predicated off. H100, same
+    // call, hepa-bench --ks, NTT-domain rescale of a ciphertext, µs: 2^16/33 71.6-72.0 ->
+    // 70.5-71.9, 2^17/61 244.6-245.2 -> 242.0-242.9.
+    auto xr_loads = [&](auto red) {
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            const size_t gx = slot_addr(b0, lbase, SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k));
+            const uint64_t x = in[gx - off];
+            const double xd = u2d(x);
+            const double xc = x > aux[0] ? __dsub_rn(xd, u2d(2 * aux[0] + 1)) : xd;
+            v[k] = bits(decltype(red)::value ? f64_reduce(xc, c) : xc);
+        }
+    };
+    if constexpr (XF == 1) {
+        if (xr64) {
+            if (HEPA_XF1_NORED && aux[0] < lc.q)
+                xr_loads(std::false_type{});
+            else
+                xr_loads(std::true_type{});
+        }
+    }
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         const size_t gx = slot_addr(b0, lbase, SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k));
         if (XF == 1) { // the rescale's correction; aux[0] = q_last / 2, aux[1 + 3·limb] = q_last mod q
-            if (xr64) {
-                // the centred x (x - q_last when x > q_last / 2; exact, |.| < 2^46) reduced:
-                // |.| <= q/2 + 1, a start the FP64 stages' bounds allow (FP64 LIMBS); the same
-                // residue as hepa_center_mod's, which the stores make canonical
-                const uint64_t x = in[gx - off];
-                const double xd = u2d(x);
-                v[k] = bits(f64_reduce(x > aux[0] ? __dsub_rn(xd, u2d(2 * aux[0] + 1)) : xd, c));
-                continue;
-            }
+            if (xr64) continue; // (above)
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_center_mod(in[gx - off], aux[0], aux[1 + 3 * limb], &mod); // [0, q)
         } else if (XF == 3) { // CKKS encode (ckks_core.h), [0, q)
@@ -2543,12 +2563,14 @@ extern "C" hepa_status _hepa_dev_ntt_mul(const hepa_ring *ring, size_t level, ui
 // writing the corrections, reading level - 1 limbs in the first pass, and a full read-read-write
 // pass at the end. A pair shares every launch: the last limbs' inverse NTT (2 limbs) runs in the
 // time of one, its passes being too small to fill the GPU (64 and 32 blocks at 2^16).
-// RESCALE SPLIT: the forward NTTs of a pair run one polynomial after the other (two launches
-// each) instead of sharing launches. Shared, the column pass wrote both polynomials' 2·(level -
-// 1) limbs (33.5 MB at 2^16/33) before the row pass read them back, and most of that came back
-// from DRAM (ncu: 63 MB read by the shared row pass); one polynomial's 16.8 MB stays in L2.
-// H100, hepa-bench --ks --n 65536 --limbs 33, same call, 2 runs x 4 medians each, µs:
-// 79.9-81.6 -> 77.2-78.7 per ciphertext.
+// RESCALE SPLIT: where the pair's data between the passes, 2·(level - 1)·n words, is over half
+// the L2 cache and one polynomial's is not, the forward NTTs run one polynomial after the other
+// (two launches each) instead of sharing launches. Shared, the column pass at 2^16/33 wrote
+// 33.5 MB before the row pass read it back, most of it from DRAM (ncu: 63 MB read by the shared
+// row pass); one polynomial's 16.8 MB stays in L2. H100 (50 MiB L2), hepa-bench --ks, same call,
+// 2 runs x 4 medians each, µs per ciphertext: 2^16/33 79.9-81.6 -> 77.2-78.7. Where both fit
+// or neither does, sharing wins: 2^15/17 (8.4 MB) 23.8-25.1 shared, 32.5-32.8 split (launches
+// half as large, latency-bound); 2^17/61 (one polynomial 63 MB) 243.5-244.2 shared, 256 split.
 #ifndef HEPA_RESCALE_SPLIT
 #define HEPA_RESCALE_SPLIT 1
 #endif
@@ -2564,7 +2586,8 @@ extern "C" hepa_status _hepa_dev_ntt_rescale(const hepa_ring *ring, size_t level
                              out1 ? a1 + (level - 1) * n : nullptr, ring->dev->idmap + level - 1);
     if (e != cudaSuccess) return _hepa_dev_status(e, "NTT-domain rescale (inverse NTT)");
     const uint64_t *aux = ring->dev->rescale + (level - 1) * (1 + 3 * ring->num_moduli);
-    if (HEPA_RESCALE_SPLIT && out1) {
+    const size_t half_l2 = (size_t)ring->dev->l2 / 2, one = (level - 1) * n * sizeof(uint64_t);
+    if (HEPA_RESCALE_SPLIT && out1 && 2 * one > half_l2 && one <= half_l2) {
         e = run_ntt<false, false, FX_RESCALE>(ring, level - 1, out0, last, a0, nullptr, nullptr,
                                               nullptr, out0, aux);
         if (e == cudaSuccess)
