@@ -42,10 +42,11 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_poly_rescale(hepa_poly *out, const hepa
 
 /* Rescale of both polynomials of a ciphertext: out0 = rescale(a0), out1 = rescale(a1), each as
  * hepa_poly_rescale, bit-identical to two calls of it. a0 and a1 share ring, level and domain.
- * On the CUDA backend in the NTT domain at n >= 2^13 the two share every launch (the last limbs'
- * inverse NTT, the forward NTT's two passes): at n = 2^16 with 33 limbs of 40 bits on an H100,
- * 97-99 µs against 116-117 µs for two calls (122 µs before the pair existed;
- * bench/results/2026-11-23-h100-ks-ac87645.md).
+ * On the CUDA backend in the NTT domain at n >= 2^13 the two share the launches of the last
+ * limbs' inverse NTT, and those of the forward NTT's two passes unless the data between the
+ * passes fits the L2 cache for one polynomial but not for both (then one polynomial at a time):
+ * at n = 2^16 with 33 limbs of 40 bits on an H100, 71.6 µs against 78.3 µs for two calls
+ * (bench/results/2026-11-24-h100-rescale-xf2-f71d918.md).
  * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, out0 == out1), HEPA_ERR_MISMATCH (another ring, a1's
  * level not a0's, an output's level not a0's level - 1), HEPA_ERR_DOMAIN (a0 and a1 in
  * different domains), HEPA_ERR_RANGE (level 1), HEPA_ERR_OUT_OF_MEMORY. */
