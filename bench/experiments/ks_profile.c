@@ -34,6 +34,20 @@
         }                                                                                          \
     } while (0)
 
+/* the operation profiled (mode 0: multiply + relinearize, 1: rescale, 2: the plain NTTs), the
+ * same for the warm-ups */
+static void step(int mode, hepa_ks *ks, const hepa_ksk *key, hepa_poly **p, hepa_poly **o) {
+    if (mode == 2) {
+        for (int i = 0; i < 2; ++i)
+            HK(hepa_poly_from_ntt(p[i]));
+        for (int i = 0; i < 2; ++i)
+            HK(hepa_poly_to_ntt(p[i]));
+    } else {
+        HK(mode ? hepa_poly_rescale_pair(o[0], o[1], p[0], p[1])
+                : hepa_mul_relin(ks, p[4], p[5], p[0], p[1], p[2], p[3], key));
+    }
+}
+
 int main(int argc, char **argv) {
     const int rescale = argc == 5 && !strcmp(argv[4], "rescale"),
               ntt = argc == 5 && !strcmp(argv[4], "ntt");
@@ -41,6 +55,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s LOG2_N L K [rescale|ntt]  (e.g. 16 33 3)\n", argv[0]);
         return 2;
     }
+    const int mode = ntt ? 2 : rescale;
     const size_t logn = strtoul(argv[1], NULL, 10), L = strtoul(argv[2], NULL, 10),
                  K = strtoul(argv[3], NULL, 10);
     if (logn < 10 || logn > 17 || L < 2 || L > 64 || K < 1 || K > 8) {
@@ -76,20 +91,11 @@ int main(int argc, char **argv) {
     hepa_poly *o[2];
     for (int i = 0; i < 2; ++i)
         HK(hepa_poly_create(&o[i], r, L - 1));
-    for (int i = 0; i < 3; ++i)
-        HK(rescale ? hepa_poly_rescale_pair(o[0], o[1], p[0], p[1])
-                   : hepa_mul_relin(ks, p[4], p[5], p[0], p[1], p[2], p[3], key));
+    for (int w = 0; w < 3; ++w)
+        step(mode, ks, key, p, o);
     HK(hepa_ring_sync(r));
     cudaProfilerStart();
-    if (ntt) {
-        for (int i = 0; i < 2; ++i)
-            HK(hepa_poly_from_ntt(p[i]));
-        for (int i = 0; i < 2; ++i)
-            HK(hepa_poly_to_ntt(p[i]));
-    } else {
-        HK(rescale ? hepa_poly_rescale_pair(o[0], o[1], p[0], p[1])
-                   : hepa_mul_relin(ks, p[4], p[5], p[0], p[1], p[2], p[3], key));
-    }
+    step(mode, ks, key, p, o);
     HK(hepa_ring_sync(r));
     cudaProfilerStop();
     for (int i = 0; i < 6; ++i)

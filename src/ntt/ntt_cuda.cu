@@ -989,7 +989,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
 #if __CUDA_ARCH__ >= 900 // (the bulk prefetch is sm_90's)
     if constexpr (XF == 2 && HEPA_XF2_PREFETCH && GB == 8 && CB == 0 && S == 0) {
         if (tid == 0) {
-            const size_t o = (size_t)dlimb * n + (size_t)bx * (TILES * 256);
+            const size_t o = off + (size_t)bx * (TILES * 256);
             asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(in2 + o),
                          "r"(TILES * 256 * 8)
                          : "memory");
@@ -1148,12 +1148,16 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
             // 23.0 -> 19.5 µs. hepa-bench --ks 2^16/33, same call, 2 runs each, µs: NTT-domain
             // rescale of a ciphertext 76.8-77.9 -> 70.8-72.1; ModDown 90.0 -> 85.0 (P = 1),
             // 123.1 -> 119.0 (P = 3), 111.9 -> 107.6 (P = 2), 131.8 -> 127.4 (P = 4).
+            // (the store loop's fb and sbase, below. Made here again, not once above the
+            // stages: that moved the register allocation of 59 of the file's kernels, some of
+            // them the plain passes, and gave several new spills)
             const unsigned fb = thread_base<GB, CB, sch.count - 1, INV>(lane, warp);
-            const size_t sb = off + gx0 + ((size_t)fb << S);
+            const size_t sbase = off + gx0 + ((size_t)fb << S);
             const double sd = u2d(aux[2 + 3 * limb]);
 #pragma unroll
             for (int k = 0; k < 8; ++k) {
-                const size_t gx = slot_addr(fb, sb, SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
+                const size_t gx =
+                    slot_addr(fb, sbase, SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
                 double t = f64_mulmod(__dsub_rn(u2d(in2[gx]), dbl(v[k])), sd, c);
                 if (acc) t = __dadd_rn(t, u2d(acc[gx]));
                 v[k] = f64_canonical(t, c);
@@ -2561,8 +2565,9 @@ extern "C" hepa_status _hepa_dev_ntt_mul(const hepa_ring *ring, size_t level, ui
 // with the correction computed in the first pass's loads and the subtract-and-scale in the last
 // pass's stores. Against the unfused path (correction kernel, NTT, subtract-scale kernel) it saves
 // writing the corrections, reading level - 1 limbs in the first pass, and a full read-read-write
-// pass at the end. A pair shares every launch: the last limbs' inverse NTT (2 limbs) runs in the
-// time of one, its passes being too small to fill the GPU (64 and 32 blocks at 2^16).
+// pass at the end. A pair shares the launches (the forward NTT's: but see RESCALE SPLIT): the last
+// limbs' inverse NTT (2 limbs) runs in the time of one, its passes being too small to fill the
+// GPU (64 and 32 blocks at 2^16).
 // RESCALE SPLIT: where the pair's data between the passes, 2·(level - 1)·n words, is over half
 // the L2 cache and one polynomial's is not, the forward NTTs run one polynomial after the other
 // (two launches each) instead of sharing launches. Shared, the column pass at 2^16/33 wrote
