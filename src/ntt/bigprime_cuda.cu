@@ -287,8 +287,12 @@ HD void fft_input(const F &f, const uint64_t *x, const FftLevel &L, uint64_t *sm
     i128 tt[KD];
     int64_t d[KD];
     if (L.scaled || i != 0) {
-        mul_tw_sums<KD>(f, tt, DigitsAt{L.tw, i << L.tw_shift, L.twn}, b);
-        balance<KD>(f, d, tt, mul_sums_bits(f));
+        if constexpr (KD == 8 && Bal64<F>::ok) { // P3: the 64-bit form (MUL BAL64)
+            mul_bal64(f, d, DigitsAt{L.tw, i << L.tw_shift, L.twn}, b);
+        } else {
+            mul_tw_sums<KD>(f, tt, DigitsAt{L.tw, i << L.tw_shift, L.twn}, b);
+            balance<KD>(f, d, tt, mul_sums_bits(f));
+        }
     } else {
 #pragma unroll
         for (int m = 0; m < KD; ++m) tt[m] = (i128)b[m];
@@ -305,6 +309,45 @@ HD void fft_input(const F &f, const uint64_t *x, const FftLevel &L, uint64_t *sm
         row[(m - 1) * ST] = pos;                 // S_m
         row[(KK + m - 1) * ST] = pos;            // second copy
         row[(KD + m - 1) * ST] = B - (uint64_t)d[m]; // S_(k+m)
+    }
+}
+
+// The lazy output of fft_output for P3 (Bal64): the carry round of its lazy branch (below) on the
+// 96-bit column sums (lo, hi) without 128-bit arithmetic. V_m = sum_m - R·B - C (C = 2^(u+5)),
+// |V_m| < R·B + C < 2^67, as a 96-bit two's complement word; e_m = floor(V_m / 2^63) (|e_m| < 2^4,
+// from the top 33 bits: one funnel shift), l_m = V_m mod 2^63, and the word written is
+// l_m + C - e_m·2^34 + e_(m-1) (e_(-1) = -e_(k-1)), the same value carry_round gives, in
+// [0, 2^64) as the lazy branch's comment shows.
+template <int KD, class F>
+HD void lazy_out96(const F &f, uint64_t *y, size_t N, const uint64_t (&lo)[KD],
+                   const uint32_t (&hi)[KD], unsigned R) {
+    const u128 sub = (u128)R * bal_bound(f.w, f.u) + ((u128)1 << (f.u + 5));
+    const uint64_t slo = (uint64_t)sub;
+    const uint32_t shi = (uint32_t)(sub >> 64);
+    int32_t e[KD];
+    uint64_t l[KD];
+#pragma unroll
+    for (int m = 0; m < KD; ++m) {
+        uint64_t vlo;
+        uint32_t vhi;
+#ifdef __CUDA_ARCH__
+        asm("sub.cc.u64 %0, %2, %3;\n\tsubc.u32 %1, %4, %5;"
+            : "=l"(vlo), "=r"(vhi)
+            : "l"(lo[m]), "l"(slo), "r"(hi[m]), "r"(shi));
+        e[m] = (int32_t)__funnelshift_l((uint32_t)(vlo >> 32), vhi, 1);
+#else
+        const u128 v = (((u128)hi[m] << 64) | lo[m]) - sub; // mod 2^128; the top 32 bits unused
+        vlo = (uint64_t)v;
+        vhi = (uint32_t)(v >> 64);
+        e[m] = (int32_t)((vhi << 1) | (uint32_t)(vlo >> 63));
+#endif
+        l[m] = vlo & (((uint64_t)1 << 63) - 1);
+    }
+    const uint64_t C = (uint64_t)1 << (f.u + 5);
+#pragma unroll
+    for (int m = 0; m < KD; ++m) {
+        const int64_t ep = m ? (int64_t)e[m - 1] : -(int64_t)e[KD - 1];
+        y[(size_t)m * N] = l[m] + C - ((uint64_t)(int64_t)e[m] << f.u) + (uint64_t)ep;
     }
 }
 
@@ -351,6 +394,12 @@ HD void fft_output(const F &f, uint64_t *y, const FftLevel &L, const uint64_t *s
         const uint64_t *el = sm + (KK - E - 1) * ST + (s << L.lgJ) + jl;
 #pragma unroll
         for (unsigned m = 0; m < KD; ++m) add96(lo[m], hi[m], el[m * ST]);
+    }
+    if constexpr (Bal64<F>::ok) { // P3's lazy levels: the carry round in 64-bit words
+        if (!L.last) {
+            lazy_out96<KD>(f, y + dst, N, lo, hi, R);
+            return;
+        }
     }
     // X_m = Σ_s (S - B): |X_m| <= R·B < 2^67
     const i128 RB = (i128)R * (i128)bal_bound(f.w, f.u);

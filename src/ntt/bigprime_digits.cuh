@@ -411,6 +411,92 @@ HD void mul_tw(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64_t
     normalize<K>(f, out, t);
 }
 
+// MUL BAL64: x·y straight to balanced digits for P3 (w = 63, u = 34, k = 8), the FFT's twiddle
+// multiply: the column sums of mul_cols_sums, then two carry rounds like balance's, but in 64-bit
+// words instead of 128-bit ones (P3's FFT levels are bound by the ALU pipe, and the 128-bit
+// recombination and rounds were about half of its instructions per element).
+// Column c's digit sum (mul_cols_sums with w = 63, u = 34: H_c·2^64 = 2H_c·r - H_c·2^35) is
+//   t_c = T_c + D5'_(c-1)·2^11,  T_c = D0 + D1·2^21 + D2·2^42 + D3·2^32 + D4·2^53 - D5·2^45,
+// with D_q = plus_q - minus_q, |D_q| < 8·2^54 = 2^57 (so |T_c| < 2^110.01), and D5'_(-1) =
+// -D5_(k-1) (r^k ≡ -1; likewise e'_(-1) = -e_(k-1) below). A carry round needs an integer e
+// with |t - e·2^63| < 2^63, not the exact floor: then l = t - e·2^63 is exact in wrapping 64-bit
+// arithmetic, and t ≡ l - e·2^34 + e·r (2^63 = r - 2^34) moves e to the next column.
+//  1. e1 = round(A / 2^13), A = Σ of the terms of T_c shifted to units of 2^50 (floors: A·2^50
+//     within (-4, 1)·2^50 of T_c, |A| < 2^60.1); l1 = T_c - e1·2^63 mod 2^64, so |l1| < 2^62 +
+//     2^53 and |e1| < 2^47.1.
+//  2. t2 = l1 - e1·2^34 + e1'_(c-1) + D5'_(c-1)·2^11 (|t2| < 2^81.1); A2 = the same in units of
+//     2^29 (within (-3, 0]·2^29), e2 = round(A2 / 2^34), l2 = t2 - e2·2^63 mod 2^64: |l2| <
+//     2^62 + 2^31, |e2| < 2^18.1 + 1.
+//  3. d_c = l2 - e2·2^34 + e2'_(c-1): |d_c| < 2^62 + 2^52.1, inside bal_bound(63, 34) = 2^62 +
+//     2^58, the same promise as balance (Σ d_c·r^c ≡ x·y).
+// The digits of y may be any words below 2^64 (as for mul_cols_sums); tests/gpu's FFT tests and
+// the host check in bench/experiments/bp_bal64_check.cu compare it with mul_tw_sums + balance.
+template <class F> struct Bal64 {
+    static constexpr bool ok = false;
+};
+template <> struct Bal64<FieldP3> {
+    static constexpr bool ok = true;
+};
+HD int64_t wsum(uint64_t v) { return (int64_t)v; } // a wrapping 64-bit sum read as signed
+template <class F, class XDigits>
+HD void mul_bal64(const F &, int64_t (&d)[8], const XDigits &xd, const uint64_t (&b)[8]) {
+    static_assert(F::w == 63 && F::u == 34 && F::k == 8 && F::sign > 0, "bounds derived for P3");
+    constexpr int K = 8;
+    uint32_t x0[K], x1[K], y0[K], y1[K], y2[K];
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        const uint64_t a = xd(i);
+        x0[i] = (uint32_t)a;
+        x1[i] = (uint32_t)(a >> 32);
+        y0[i] = (uint32_t)b[i] & 0x1FFFFFu;
+        y1[i] = (uint32_t)(b[i] >> 21) & 0x1FFFFFu;
+        y2[i] = (uint32_t)(b[i] >> 42);
+    }
+    int64_t l1[K], e1[K], d5[K];
+#pragma unroll
+    for (int c = 0; c < K; ++c) { // the column sums and round 1
+        uint64_t P[6] = {0, 0, 0, 0, 0, 0}, M[6] = {0, 0, 0, 0, 0, 0};
+#pragma unroll
+        for (int i = 0; i < K; ++i) {
+            const int j = i <= c ? c - i : c - i + K;
+            uint64_t(&A)[6] = i <= c ? P : M;
+            mad_wide(A[0], x0[i], y0[j]);
+            mad_wide(A[1], x0[i], y1[j]);
+            mad_wide(A[2], x0[i], y2[j]);
+            mad_wide(A[3], x1[i], y0[j]);
+            mad_wide(A[4], x1[i], y1[j]);
+            mad_wide(A[5], x1[i], y2[j]);
+        }
+        int64_t D[6];
+#pragma unroll
+        for (int q = 0; q < 6; ++q) D[q] = (int64_t)(P[q] - M[q]);
+        const int64_t A = (D[0] >> 50) + (D[1] >> 29) + (D[2] >> 8) + (D[3] >> 18) +
+                          (int64_t)((uint64_t)D[4] << 3) - (D[5] >> 5);
+        const int64_t e = (A + ((int64_t)1 << 12)) >> 13;
+        e1[c] = e;
+        d5[c] = D[5];
+        l1[c] = wsum((uint64_t)D[0] + ((uint64_t)D[1] << 21) + ((uint64_t)D[2] << 42) +
+                     ((uint64_t)D[3] << 32) + ((uint64_t)D[4] << 53) - ((uint64_t)D[5] << 45) -
+                     ((uint64_t)e << 63));
+    }
+    int64_t l2[K], e2[K];
+#pragma unroll
+    for (int c = 0; c < K; ++c) { // round 2
+        const int64_t ep = c ? e1[c - 1] : -e1[K - 1], dp = c ? d5[c - 1] : -d5[K - 1];
+        const int64_t A2 =
+            (l1[c] >> 29) - (int64_t)((uint64_t)e1[c] << 5) + (ep >> 29) + (dp >> 18);
+        const int64_t e = (A2 + ((int64_t)1 << 33)) >> 34;
+        e2[c] = e;
+        l2[c] = wsum((uint64_t)l1[c] - ((uint64_t)e1[c] << 34) + (uint64_t)ep +
+                     ((uint64_t)dp << 11) - ((uint64_t)e << 63));
+    }
+#pragma unroll
+    for (int c = 0; c < K; ++c) {
+        const int64_t ep = c ? e2[c - 1] : -e2[K - 1];
+        d[c] = wsum((uint64_t)l2[c] - ((uint64_t)e2[c] << 34) + (uint64_t)ep);
+    }
+}
+
 // Digit i of element j of a digit-major vector of n elements.
 struct DigitsAt {
     const uint64_t *x;
