@@ -260,6 +260,24 @@ HD void add96(uint64_t &lo, uint32_t &hi, uint64_t v) {
 #endif
 }
 
+// The ROTATION FORM of balanced digits d (|d_m| <= B = bal_bound < 2^62.1 for w <= 63) in a
+// shared-memory column: S_m = d_m + B, S_(k+m) = B - d_m, both in [0, 2B], row j at
+// col[(j - 1)·ST] for j = 1 .. K + k - 1 (rows K .. K + k - 1 repeat S_0 .. S_(k-1)).
+template <int KD, unsigned ST, class F>
+HD void store_rot(const F &f, uint64_t *col, const int64_t (&d)[KD]) {
+    constexpr unsigned KK = 2 * KD;
+    const uint64_t B = (uint64_t)bal_bound(f.w, f.u);
+    col[(KK - 1) * ST] = (uint64_t)d[0] + B; // S_0, second copy (row 0 is never read)
+    col[(KD - 1) * ST] = B - (uint64_t)d[0]; // S_k
+#pragma unroll
+    for (unsigned m = 1; m < KD; ++m) {
+        const uint64_t pos = (uint64_t)d[m] + B;
+        col[(m - 1) * ST] = pos;                     // S_m
+        col[(KK + m - 1) * ST] = pos;                // second copy
+        col[(KD + m - 1) * ST] = B - (uint64_t)d[m]; // S_(k+m)
+    }
+}
+
 // The first half of a level, for thread t of block `block`: load, twiddle, store the rotation
 // form to shared memory (row j at sm[(j - 1)·ST + t]). Then a barrier, then fft_output. (Split
 // so that the host can run them.)
@@ -302,30 +320,21 @@ HD void fft_input(const F &f, const uint64_t *x, const FftLevel &L, uint64_t *sm
         for (int m = 0; m < KD; ++m) tt[m] = (i128)b[m];
         balance<KD>(f, d, tt, 64);
     }
-    // S_m = d_m + B, S_(k+m) = B - d_m, both in [0, 2B] (B = bal_bound < 2^62.1 for w <= 63)
-    const uint64_t B = (uint64_t)bal_bound(f.w, f.u);
-    uint64_t *row = sm + t; // row j at row[(j - 1)·ST]
-    row[(KK - 1) * ST] = (uint64_t)d[0] + B; // S_0, second copy (row 0 is never read)
-    row[(KD - 1) * ST] = B - (uint64_t)d[0]; // S_k
-#pragma unroll
-    for (unsigned m = 1; m < KD; ++m) {
-        const uint64_t pos = (uint64_t)d[m] + B;
-        row[(m - 1) * ST] = pos;                 // S_m
-        row[(KK + m - 1) * ST] = pos;            // second copy
-        row[(KD + m - 1) * ST] = B - (uint64_t)d[m]; // S_(k+m)
-    }
+    store_rot<KD, ST>(f, sm + t, d);
 }
 
-// The lazy output of fft_output for P3 (Bal64): the carry round of its lazy branch (below) on the
-// 96-bit column sums (lo, hi) without 128-bit arithmetic. V_m = sum_m - R·B - C (C = 2^(u+5)),
-// |V_m| < R·B + C < 2^67, as a 96-bit two's complement word; e_m = floor(V_m / 2^63) (|e_m| < 2^4,
-// from the top 33 bits: one funnel shift), l_m = V_m mod 2^63, and the word written is
-// l_m + C - e_m·2^34 + e_(m-1) (e_(-1) = -e_(k-1)), the same value carry_round gives, in
-// [0, 2^64) as the lazy branch's comment shows.
+// One carry round on 96-bit column sums (lo, hi) of R rotation-form words, without 128-bit
+// arithmetic (P3, Bal64): V_m = sum_m - R·B - C (|V_m| < R·B + |C| < 2^67, a 96-bit two's
+// complement word), e_m = floor(V_m / 2^63) (|e_m| < 2^4: one funnel shift of the top bits),
+// l_m = V_m mod 2^63, and w_m = l_m + C - e_m·2^u + e_(m-1) (e_(-1) = -e_(k-1)) with
+// Σ w_m·r^m ≡ Σ (sum_m - R·B)·r^m, as carry_round(t, C) gives it, in 64-bit words:
+//   C = 2^(u+5): fft_output's LAZY LEVELS words, in [C - 16·(2^u + 1), C + 2^63 + 16·(2^u + 1));
+//   C = -2^(w-1): balanced digits, |w_m| <= 2^62 + 16·(2^u + 1) < bal_bound (as int64_t).
 template <int KD, class F>
-HD void lazy_out96(const F &f, uint64_t *y, size_t N, const uint64_t (&lo)[KD],
-                   const uint32_t (&hi)[KD], unsigned R) {
-    const u128 sub = (u128)R * bal_bound(f.w, f.u) + ((u128)1 << (f.u + 5));
+HD void carry96(const F &f, uint64_t (&w)[KD], const uint64_t (&lo)[KD], const uint32_t (&hi)[KD],
+                unsigned R, int64_t C) {
+    static_assert(F::w == 63, "the top-bit split assumes w = 63");
+    const u128 sub = (u128)R * bal_bound(f.w, f.u) + (u128)(i128)C;
     const uint64_t slo = (uint64_t)sub;
     const uint32_t shi = (uint32_t)(sub >> 64);
     int32_t e[KD];
@@ -347,11 +356,72 @@ HD void lazy_out96(const F &f, uint64_t *y, size_t N, const uint64_t (&lo)[KD],
 #endif
         l[m] = vlo & (((uint64_t)1 << 63) - 1);
     }
-    const uint64_t C = (uint64_t)1 << (f.u + 5);
 #pragma unroll
     for (int m = 0; m < KD; ++m) {
         const int64_t ep = m ? (int64_t)e[m - 1] : -(int64_t)e[KD - 1];
-        y[(size_t)m * N] = l[m] + C - ((uint64_t)(int64_t)e[m] << f.u) + (uint64_t)ep;
+        w[m] = l[m] + (uint64_t)C - ((uint64_t)(int64_t)e[m] << f.u) + (uint64_t)ep;
+    }
+}
+
+// 96-bit column sums (lo, hi) of rotation-form words: += the k words of b_s·r^E, where el points
+// at row K - E of b_s's column (digit m of b_s·r^E is row K - E + m).
+template <int KD, unsigned ST>
+HD void add_rot(uint64_t (&lo)[KD], uint32_t (&hi)[KD], const uint64_t *el) {
+#pragma unroll
+    for (unsigned m = 0; m < KD; ++m)
+        add96(lo[m], hi[m], el[m * ST]);
+}
+
+// Where thread t of a level's block writes its output X_so of group j0 + jl: dst.
+HD void out_map(const FftLevel &L, size_t block, unsigned t, unsigned &jl, unsigned &so,
+                size_t &dst) {
+    const unsigned R = 1u << L.lgR, J = 1u << L.lgJ;
+    const size_t Ns = (size_t)1 << L.lgNs;
+    const size_t j0 = block << L.lgJ;
+    if (Ns >= J) { // a warp writes runs of J
+        jl = t & (J - 1);
+        so = t >> L.lgJ;
+        const size_t j = j0 + jl;
+        dst = ((j >> L.lgNs) << (L.lgNs + L.lgR)) + (j & (Ns - 1)) + (size_t)so * Ns;
+    } else { // the block's outputs are contiguous: thread t writes the t-th
+        jl = ((t >> (L.lgNs + L.lgR)) << L.lgNs) + (t & (unsigned)(Ns - 1));
+        so = (t >> L.lgNs) & (R - 1);
+        dst = (j0 << L.lgR) + t;
+    }
+}
+
+// Writes X = Σ (S - B) over the Rs rotation-form words summed in (lo, hi) (|X_m| <= Rs·B < 2^67):
+// canonical at the last level, else LAZY LEVELS words.
+template <int KD, class F>
+HD void fft_finish(const F &f, uint64_t *y, const FftLevel &L, size_t dst, const uint64_t (&lo)[KD],
+                   const uint32_t (&hi)[KD], unsigned Rs) {
+    const size_t N = L.N;
+    if constexpr (Bal64<F>::ok) { // P3's lazy levels: the carry round in 64-bit words
+        if (!L.last) {
+            uint64_t w[KD];
+            carry96<KD>(f, w, lo, hi, Rs, (int64_t)1 << (f.u + 5));
+#pragma unroll
+            for (int m = 0; m < KD; ++m)
+                y[dst + (size_t)m * N] = w[m];
+            return;
+        }
+    }
+    const i128 RB = (i128)Rs * (i128)bal_bound(f.w, f.u);
+    i128 acc[KD];
+#pragma unroll
+    for (int m = 0; m < KD; ++m)
+        acc[m] = (i128)(((u128)hi[m] << 64) | lo[m]) - RB;
+    if (L.last || !mul_cols_ok(f)) { // canonical (mul_core_sums, the fallback, needs digits <= r)
+        uint64_t out[KD];
+        normalize<KD, 70>(f, out, acc);
+#pragma unroll
+        for (int m = 0; m < KD; ++m)
+            y[dst + (size_t)m * N] = out[m];
+    } else { // lazy: one carry round into [2^(u+5) - 18·(2^u + 1), 2^(u+5) + 2^w + 18·(2^u + 1))
+        carry_round<KD>(f, acc, (i128)1 << (f.u + 5));
+#pragma unroll
+        for (int m = 0; m < KD; ++m)
+            y[dst + (size_t)m * N] = (uint64_t)acc[m];
     }
 }
 
@@ -365,22 +435,12 @@ template <int KD, unsigned ST, class F>
 HD void fft_output(const F &f, uint64_t *y, const FftLevel &L, const uint64_t *sm, size_t block,
                    unsigned t) {
     constexpr unsigned KK = 2 * KD;
-    const unsigned R = 1u << L.lgR, J = 1u << L.lgJ;
-    const size_t N = L.N, Ns = (size_t)1 << L.lgNs;
-    const size_t j0 = block << L.lgJ;
+    const unsigned R = 1u << L.lgR;
+    const size_t Ns = (size_t)1 << L.lgNs;
     unsigned jl, so;
     size_t dst;
-    if (Ns >= J) { // a warp writes runs of J
-        jl = t & (J - 1);
-        so = t >> L.lgJ;
-        const size_t j = j0 + jl;
-        dst = ((j >> L.lgNs) << (L.lgNs + L.lgR)) + (j & (Ns - 1)) + (size_t)so * Ns;
-    } else { // the block's outputs are contiguous: thread t writes the t-th
-        jl = ((t >> (L.lgNs + L.lgR)) << L.lgNs) + (t & (unsigned)(Ns - 1));
-        so = (t >> L.lgNs) & (R - 1);
-        dst = (j0 << L.lgR) + t;
-    }
-    const size_t k0 = (j0 + jl) & (Ns - 1);
+    out_map(L, block, t, jl, so, dst);
+    const size_t k0 = ((block << L.lgJ) + jl) & (Ns - 1);
     const unsigned step = KK >> L.lgR; // ω_R = r^step
     uint64_t lo[KD];
     uint32_t hi[KD];
@@ -395,43 +455,96 @@ HD void fft_output(const F &f, uint64_t *y, const FftLevel &L, const uint64_t *s
         unsigned E = (q + s * so * step) & (KK - 1);
         if (L.inverse) E = (KK - E) & (KK - 1);
         // digit m of b_s·r^E: S_((m - E) mod K) = row K - E + m
-        const uint64_t *el = sm + (KK - E - 1) * ST + (s << L.lgJ) + jl;
-#pragma unroll
-        for (unsigned m = 0; m < KD; ++m) add96(lo[m], hi[m], el[m * ST]);
+        add_rot<KD, ST>(lo, hi, sm + (KK - E - 1) * ST + (s << L.lgJ) + jl);
     }
-    if constexpr (Bal64<F>::ok) { // P3's lazy levels: the carry round in 64-bit words
-        if (!L.last) {
-            lazy_out96<KD>(f, y + dst, N, lo, hi, R);
-            return;
+    fft_finish<KD>(f, y, L, dst, lo, hi, R);
+}
+
+// DFT_16 AS 4 x 4 (P3, levels of radix 16): with s = 4·s1 + s0 and so = o0 + 4·o1,
+// s·so ≡ 4·s1·o0 + s0·so (mod 16), so
+//   X_so = Σ_s b_s·r^(q_s + s·so) = Σ_(s0) Y_(s0,o0)·r^(s0·so),  Y_(s0,o0) = Σ_(s1)
+//   b_(4·s1+s0)·r^(q_s + 4·s1·o0)
+// (the inverse negates every exponent). Thread t first computes Y_(s0,o0) of group jl (t = (s0 +
+// 4·o0)·J + jl) from the rotation form of the b_s, brings it to balanced digits (carry96, one
+// round) and, after a barrier, stores its rotation form in its own column; after a second barrier
+// it sums the four rotated Y_(s0,o0) of its output. 8 rotated terms per output instead of 16:
+// half the shared-memory loads and 96-bit adds, for one carry round and a second store. With
+// mad_wide's carry form and the uniform multiply, ncu (P3, N = 2^20) counts 1731 instructions per
+// element at a twiddle level against 2376 before the three, but this step gained only 620 -> 615
+// µs (H100, same call): the levels are no longer issue-bound (above).
+template <int KD, unsigned ST, class F>
+__device__ void fft_output44(const F &f, uint64_t *y, const FftLevel &L, uint64_t *sm, size_t block,
+                             unsigned t) {
+    constexpr unsigned KK = 2 * KD;
+    static_assert(KK == 16, "radix 16 as 4 x 4");
+    const unsigned J = 1u << L.lgJ;
+    const size_t Ns = (size_t)1 << L.lgNs;
+    const size_t j0 = block << L.lgJ;
+    uint64_t lo[KD];
+    uint32_t hi[KD];
+    {
+        const unsigned jl = t & (J - 1), a = t >> L.lgJ, s0 = a & 3, o0 = a >> 2;
+        const size_t k0 = (j0 + jl) & (Ns - 1);
+#pragma unroll
+        for (int m = 0; m < KD; ++m) {
+            lo[m] = 0;
+            hi[m] = 0;
+        }
+#pragma unroll
+        for (unsigned s1 = 0; s1 < 4; ++s1) {
+            const unsigned s = 4 * s1 + s0;
+            const unsigned q = L.lgNs ? (unsigned)(((size_t)s * k0) >> L.lgMK) : 0;
+            unsigned E = (q + 4 * s1 * o0) & (KK - 1);
+            if (L.inverse) E = (KK - E) & (KK - 1);
+            add_rot<KD, ST>(lo, hi, sm + (KK - E - 1) * ST + (s << L.lgJ) + jl);
         }
     }
-    // X_m = Σ_s (S - B): |X_m| <= R·B < 2^67
-    const i128 RB = (i128)R * (i128)bal_bound(f.w, f.u);
-    i128 acc[KD];
+    uint64_t w[KD];
+    carry96<KD>(f, w, lo, hi, 4, -((int64_t)1 << (f.w - 1))); // balanced digits
+    int64_t d[KD];
 #pragma unroll
-    for (int m = 0; m < KD; ++m) acc[m] = (i128)(((u128)hi[m] << 64) | lo[m]) - RB;
-    if (L.last || !mul_cols_ok(f)) { // canonical (mul_core_sums, the fallback, needs digits <= r)
-        uint64_t out[KD];
-        normalize<KD, 70>(f, out, acc);
+    for (int m = 0; m < KD; ++m)
+        d[m] = (int64_t)w[m];
+    __syncthreads(); // every thread's reads of the b_s are done
+    store_rot<KD, ST>(f, sm + t, d);
+    __syncthreads();
+    unsigned jl, so;
+    size_t dst;
+    out_map(L, block, t, jl, so, dst);
+    const unsigned o0 = so & 3;
 #pragma unroll
-        for (int m = 0; m < KD; ++m) y[dst + (size_t)m * N] = out[m];
-    } else { // lazy: one carry round into [2^(u+5) - 18·(2^u + 1), 2^(u+5) + 2^w + 18·(2^u + 1))
-        carry_round<KD>(f, acc, (i128)1 << (f.u + 5));
-#pragma unroll
-        for (int m = 0; m < KD; ++m) y[dst + (size_t)m * N] = (uint64_t)acc[m];
+    for (int m = 0; m < KD; ++m) {
+        lo[m] = 0;
+        hi[m] = 0;
     }
+#pragma unroll
+    for (unsigned s0 = 0; s0 < 4; ++s0) {
+        unsigned E = (s0 * so) & (KK - 1);
+        if (L.inverse) E = (KK - E) & (KK - 1);
+        add_rot<KD, ST>(lo, hi, sm + (KK - E - 1) * ST + ((s0 + 4 * o0) << L.lgJ) + jl);
+    }
+    fft_finish<KD>(f, y, L, dst, lo, hi, 4);
 }
 
 // Two blocks per SM for k = 8 (128 registers, 16-24 bytes of spills): left free, the kernel takes
 // 166 registers (one block per SM) since the multiply-adds are IMAD.WIDE (mad_wide), and the P3
 // plan FFT at N = 2^20 took 1041 µs against 717 µs (H100). Three blocks (80 registers, more
-// spills) measured slower before that change: 848 against 825 µs.
+// spills) measured slower before that change: 848 against 825 µs, and again after MUL BAL64,
+// mad_wide's carry form and DFT_16 AS 4 x 4 (80 registers, 132 bytes of spill stores; P3 615 ->
+// 646 µs), although those left the P3 level latency-bound (ncu: 1731 instructions per element
+// at a twiddle level, issue slots 44% busy, 4 warps per scheduler).
 template <int KD, unsigned ST, class F>
 __global__ void __launch_bounds__(FftBlock<KD>::SB, KD == 8 ? 2 : 1)
     bp_fft_level_kernel(const F f, uint64_t *y, const uint64_t *x, const FftLevel L) {
     extern __shared__ uint64_t sm[]; // FftBlock<KD>::rows rows of ST words
     fft_input<KD, ST>(f, x, L, sm, blockIdx.x, threadIdx.x);
     __syncthreads();
+    if constexpr (KD == 8 && Bal64<F>::ok) {
+        if (L.lgR == 4) {
+            fft_output44<KD, ST>(f, y, L, sm, blockIdx.x, threadIdx.x);
+            return;
+        }
+    }
     fft_output<KD, ST>(f, y, L, sm, blockIdx.x, threadIdx.x);
 }
 
