@@ -348,23 +348,22 @@ HD void mad_wide(uint64_t &acc, uint32_t a, uint32_t b) {
 // before mad_wide, f87e1ac).
 template <class F> HD constexpr bool mul_cols_ok(const F &f) { return f.w >= f.u + 14u; }
 
-template <int K, class F, class XDigits>
-HD void mul_cols_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_t (&b)[K]) {
+// The limbs of mul_cols_sums (32-bit halves of x, 21-bit limbs of y) and its column c: D_q =
+// plus_q - minus_q for the six limb-product sums (|D_q| < k·2^54), shared with mul_bal64.
+template <int K> struct ColLimbs {
     uint32_t x0[K], x1[K], y0[K], y1[K], y2[K];
+    template <class XDigits> HD void split(const XDigits &xd, const uint64_t (&b)[K]) {
 #pragma unroll
-    for (int i = 0; i < K; ++i) {
-        const uint64_t a = xd(i);
-        x0[i] = (uint32_t)a;
-        x1[i] = (uint32_t)(a >> 32);
-        y0[i] = (uint32_t)b[i] & 0x1FFFFFu;
-        y1[i] = (uint32_t)(b[i] >> 21) & 0x1FFFFFu;
-        y2[i] = (uint32_t)(b[i] >> 42);
+        for (int i = 0; i < K; ++i) {
+            const uint64_t a = xd(i);
+            x0[i] = (uint32_t)a;
+            x1[i] = (uint32_t)(a >> 32);
+            y0[i] = (uint32_t)b[i] & 0x1FFFFFu;
+            y1[i] = (uint32_t)(b[i] >> 21) & 0x1FFFFFu;
+            y2[i] = (uint32_t)(b[i] >> 42);
+        }
     }
-    const unsigned s1 = 64 - f.w + f.u, s2 = 64 - f.w;
-#pragma unroll
-    for (int c = 0; c < K; ++c) t[c] = 0;
-#pragma unroll
-    for (int c = 0; c < K; ++c) {
+    HD void column(int c, int64_t (&D)[6]) const {
         uint64_t P[6] = {0, 0, 0, 0, 0, 0}, M[6] = {0, 0, 0, 0, 0, 0};
 #pragma unroll
         for (int i = 0; i < K; ++i) {
@@ -377,9 +376,23 @@ HD void mul_cols_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_
             mad_wide(A[4], x1[i], y1[j]);
             mad_wide(A[5], x1[i], y2[j]);
         }
-        int64_t D[6];
 #pragma unroll
         for (int q = 0; q < 6; ++q) D[q] = (int64_t)(P[q] - M[q]);
+    }
+};
+
+template <int K, class F, class XDigits>
+HD void mul_cols_sums(const F &f, i128 (&t)[K], const XDigits &xd, const uint64_t (&b)[K]) {
+    ColLimbs<K> z;
+    z.split(xd, b);
+    const unsigned s1 = 64 - f.w + f.u, s2 = 64 - f.w;
+#pragma unroll
+    for (int c = 0; c < K; ++c)
+        t[c] = 0;
+#pragma unroll
+    for (int c = 0; c < K; ++c) {
+        int64_t D[6];
+        z.column(c, D);
         const i128 L = (i128)D[0] + shl(D[1], 21) + shl(D[2], 42) + shl(D[3], 32) +
                        shl(D[4], 53);
         const i128 H = shl(D[5], 10);
@@ -448,34 +461,13 @@ template <class F, class XDigits>
 HD void mul_bal64(const F &, int64_t (&d)[8], const XDigits &xd, const uint64_t (&b)[8]) {
     static_assert(F::w == 63 && F::u == 34 && F::k == 8 && F::sign > 0, "bounds derived for P3");
     constexpr int K = 8;
-    uint32_t x0[K], x1[K], y0[K], y1[K], y2[K];
-#pragma unroll
-    for (int i = 0; i < K; ++i) {
-        const uint64_t a = xd(i);
-        x0[i] = (uint32_t)a;
-        x1[i] = (uint32_t)(a >> 32);
-        y0[i] = (uint32_t)b[i] & 0x1FFFFFu;
-        y1[i] = (uint32_t)(b[i] >> 21) & 0x1FFFFFu;
-        y2[i] = (uint32_t)(b[i] >> 42);
-    }
+    ColLimbs<K> z;
+    z.split(xd, b);
     int64_t l1[K], e1[K], d5[K];
 #pragma unroll
     for (int c = 0; c < K; ++c) { // the column sums and round 1
-        uint64_t P[6] = {0, 0, 0, 0, 0, 0}, M[6] = {0, 0, 0, 0, 0, 0};
-#pragma unroll
-        for (int i = 0; i < K; ++i) {
-            const int j = i <= c ? c - i : c - i + K;
-            uint64_t(&A)[6] = i <= c ? P : M;
-            mad_wide(A[0], x0[i], y0[j]);
-            mad_wide(A[1], x0[i], y1[j]);
-            mad_wide(A[2], x0[i], y2[j]);
-            mad_wide(A[3], x1[i], y0[j]);
-            mad_wide(A[4], x1[i], y1[j]);
-            mad_wide(A[5], x1[i], y2[j]);
-        }
         int64_t D[6];
-#pragma unroll
-        for (int q = 0; q < 6; ++q) D[q] = (int64_t)(P[q] - M[q]);
+        z.column(c, D);
         const int64_t A = (D[0] >> 50) + (D[1] >> 29) + (D[2] >> 8) + (D[3] >> 18) +
                           (int64_t)((uint64_t)D[4] << 3) - (D[5] >> 5);
         const int64_t e = (A + ((int64_t)1 << 12)) >> 13;
