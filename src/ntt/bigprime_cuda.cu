@@ -426,8 +426,10 @@ HD void fft_finish(const F &f, uint64_t *y, const FftLevel &L, size_t dst, const
 }
 
 // The second half: thread t computes one output X_s' of one group from shared memory and
-// writes it. The level kernel is bound by the ALU pipe (ncu, P3 N = 2^20: 71% busy, FMA pipe
-// 47%; bench/results/2026-11-22-h100-p3-fft-level-profile.md). Dropped there: the column sums
+// writes it. The level kernel was bound by the ALU pipe (ncu, P3 N = 2^20: 71% busy, FMA pipe
+// 47%; bench/results/2026-11-22-h100-p3-fft-level-profile.md); since MUL BAL64, mad_wide's carry
+// form and DFT_16 AS 4 x 4 the P3 levels are latency-bound instead
+// (bench/results/2026-11-24-h100-p3-fft-bal64.md). Dropped there: the column sums
 // as two 64-bit sums of 32-bit halves, two terms per 3-input add (P3 FFT 720 -> 738 µs), and
 // the high halves as IMAD.WIDE by a run-time 1 to load the FMA pipe (788 µs: ptxas split the
 // chains into products and IADD3 trees).

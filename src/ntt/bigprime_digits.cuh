@@ -432,7 +432,7 @@ HD void mul_tw(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64_t
 
 // MUL BAL64: x·y straight to balanced digits for P3 (w = 63, u = 34, k = 8), the FFT's twiddle
 // multiply: the column sums of mul_cols_sums, then two carry rounds like balance's, but in 64-bit
-// words instead of 128-bit ones (P3's FFT levels are bound by the ALU pipe, and the 128-bit
+// words instead of 128-bit ones (P3's FFT levels were bound by the ALU pipe, and the 128-bit
 // recombination and rounds were about half of its instructions per element).
 // Column c's digit sum (mul_cols_sums with w = 63, u = 34: H_c·2^64 = 2H_c·r - H_c·2^35) is
 //   t_c = T_c + D5'_(c-1)·2^11,  T_c = D0 + D1·2^21 + D2·2^42 + D3·2^32 + D4·2^53 - D5·2^45,
@@ -448,8 +448,9 @@ HD void mul_tw(const F &f, uint64_t (&out)[K], const XDigits &xd, const uint64_t
 //     2^62 + 2^31, |e2| < 2^18.1 + 1.
 //  3. d_c = l2 - e2·2^34 + e2'_(c-1): |d_c| < 2^62 + 2^52.1, inside bal_bound(63, 34) = 2^62 +
 //     2^58, the same promise as balance (Σ d_c·r^c ≡ x·y).
-// The digits of y may be any words below 2^64 (as for mul_cols_sums); tests/gpu's FFT tests and
-// the host check in bench/experiments/bp_bal64_check.cu compare it with mul_tw_sums + balance.
+// The digits of y may be any words below 2^64 (as for mul_cols_sums). tests/gpu/test_bp_digits.cu
+// (host-side, runs in CI) compares it with mul_cols_sums + normalize on random and extreme words
+// (the largest |d| it met: 2^62 + 2^49.9), and the GPU FFT tests compare the FFTs with the host.
 template <class F> struct Bal64 {
     static constexpr bool ok = false;
 };
