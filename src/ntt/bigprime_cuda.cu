@@ -464,8 +464,8 @@ HD void fft_output(const F &f, uint64_t *y, const FftLevel &L, const uint64_t *s
 
 // DFT_16 AS 4 x 4 (P3, levels of radix 16): with s = 4·s1 + s0 and so = o0 + 4·o1,
 // s·so ≡ 4·s1·o0 + s0·so (mod 16), so
-//   X_so = Σ_s b_s·r^(q_s + s·so) = Σ_(s0) Y_(s0,o0)·r^(s0·so),  Y_(s0,o0) = Σ_(s1)
-//   b_(4·s1+s0)·r^(q_s + 4·s1·o0)
+//   X_so = Σ_s b_s·r^(q_s + s·so) = Σ_(s0) Y_(s0,o0)·r^(s0·so),
+//   Y_(s0,o0) = Σ_(s1) b_(4·s1+s0)·r^(q_s + 4·s1·o0)
 // (the inverse negates every exponent). Thread t first computes Y_(s0,o0) of group jl (t = (s0 +
 // 4·o0)·J + jl) from the rotation form of the b_s, brings it to balanced digits (carry96, one
 // round) and, after a barrier, stores its rotation form in its own column; after a second barrier
