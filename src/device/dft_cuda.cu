@@ -382,6 +382,14 @@ template <int R, bool INV, typename W> __device__ __forceinline__ void dft_r(W *
 
 // VPT values per thread (16 or 8): radix-VPT stages. Eight values take half the registers, so
 // twice the warps fit on an SM (the FP64 kernel is latency-bound: see stk_vpt).
+// HEPA_DFT_TW_LOADS=1: every stage twiddle loaded (the A/B baseline of STAGE TWIDDLES)
+#if HEPA_DFT_TW_LOADS
+#define HEPA_STAGE_TW(R, INV, v, tw, e)                                                            \
+    _Pragma("unroll") for (unsigned r_ = 1; r_ < (R); ++r_)(v)[r_] =                               \
+        cmul((v)[r_], conj_if<INV>(__ldg((tw) + (e)*r_)))
+#else
+#define HEPA_STAGE_TW(R, INV, v, tw, e) stage_twiddles<R, INV>((v), (tw), (e))
+#endif
 template <int LOGN, int VPT = 16> struct stk_shape {
     static_assert(VPT == 8 || VPT == 16, "radix-8 or radix-16 stages");
     static constexpr unsigned N = 1u << LOGN, T = N / VPT; // threads per vector
@@ -416,12 +424,8 @@ __device__ __forceinline__ void stk_stage(double2 (&v)[VPT], double2 *sm, const 
 #pragma unroll
     for (unsigned u = 0; u < U; ++u) {
         const unsigned j = t + u * T, jm = j & (NS - 1);
-        if constexpr (NS > 1) {
-            // w_(Ns·R)^(jm·r) = w_N^(jm·r·N/(Ns·R))
-#pragma unroll
-            for (unsigned r = 1; r < R; ++r)
-                v[u * R + r] = cmul(v[u * R + r], conj_if<INV>(__ldg(tw + jm * r * (N / (NS * R)))));
-        }
+        if constexpr (NS > 1) // w_(Ns·R)^(jm·r) = w_N^(jm·r·N/(Ns·R))
+            HEPA_STAGE_TW(R, INV, v + u * R, tw, jm * (N / (NS * R)));
         dft_r<R, INV>(v + u * R);
     }
     if constexpr (LAST) {
@@ -752,9 +756,7 @@ __global__ void __launch_bounds__(clu_shape<LOGN, LC>::THREADS,
 #pragma unroll
         for (unsigned u = 0; u < U; ++u) {
             const unsigned jj = j + u * T, jm = jj & (NS - 1);
-#pragma unroll
-            for (unsigned r = 1; r < R; ++r)
-                v[u * R + r] = cmul(v[u * R + r], conj_if<INV>(__ldg(tw + jm * r * (N / (NS * R)))));
+            HEPA_STAGE_TW(R, INV, v + u * R, tw, jm * (N / (NS * R)));
             dft_r<R, INV>(v + u * R);
         }
         if constexpr (LAST) {

@@ -27,6 +27,44 @@ template <bool INV> __device__ __forceinline__ float2 conj_if(float2 w) {
     return INV ? make_float2(w.x, -w.y) : w;
 }
 
+// STAGE TWIDDLES: multiply input r = 1 .. R-1 of a radix-R Stockham group (R = 2, 4, 8, 16) by
+// w^(e·r), where tw[i] = w^i (the plan's n-entry table; e·8 < n/2 for every stage's e). Only w^e,
+// w^2e, w^4e and w^8e are loaded; the rest are products of two of them or of two such products
+// (3 = 1·2, 5 = 1·4, 6 = 2·4, 7 = 3·4, 9 = 1·8, 10 = 2·8, 11 = 3·8, 12 = 4·8, 13 = 5·8, 14 = 6·8,
+// 15 = 3·12: at most two roundings deep). Loading all fifteen made the FP64 Stockham kernels'
+// twiddles 70% of their global load instructions, with lg_throttle and L1 misses (the table of
+// n = 2^13 is 128 KiB) among their main stalls (ncu, H100, n = 2^13: 7.1 M global load
+// instructions against cuFFT's 2.5 M for the same batch).
+template <int R, bool INV>
+__device__ __forceinline__ void stage_twiddles(double2 *v, const double2 *tw, unsigned e) {
+    static_assert(R == 2 || R == 4 || R == 8 || R == 16, "radix 2 .. 16");
+    double2 w[R];
+    w[1] = conj_if<INV>(__ldg(tw + e));
+    if constexpr (R > 2) {
+        w[2] = conj_if<INV>(__ldg(tw + 2 * e));
+        w[3] = cmul(w[1], w[2]);
+    }
+    if constexpr (R > 4) {
+        w[4] = conj_if<INV>(__ldg(tw + 4 * e));
+        w[5] = cmul(w[1], w[4]);
+        w[6] = cmul(w[2], w[4]);
+        w[7] = cmul(w[3], w[4]);
+    }
+    if constexpr (R > 8) {
+        w[8] = conj_if<INV>(__ldg(tw + 8 * e));
+        w[9] = cmul(w[1], w[8]);
+        w[10] = cmul(w[2], w[8]);
+        w[11] = cmul(w[3], w[8]);
+        w[12] = cmul(w[4], w[8]);
+        w[13] = cmul(w[5], w[8]);
+        w[14] = cmul(w[6], w[8]);
+        w[15] = cmul(w[3], w[12]);
+    }
+#pragma unroll
+    for (int r = 1; r < R; ++r)
+        v[r] = cmul(v[r], w[r]);
+}
+
 // In-register DFT_4 (forward: w_4 = −i; inverse: +i), on elements a[o], a[o+st], ...
 template <bool INV, typename W> __device__ __forceinline__ void dft4(W *a, int o, int st) {
     const W x0 = a[o], x1 = a[o + st], x2 = a[o + 2 * st], x3 = a[o + 3 * st];
