@@ -382,8 +382,12 @@ template <int R, bool INV, typename W> __device__ __forceinline__ void dft_r(W *
 
 // VPT values per thread (16 or 8): radix-VPT stages. Eight values take half the registers, so
 // twice the warps fit on an SM (the FP64 kernel is latency-bound: see stk_vpt).
-// HEPA_DFT_TW_LOADS=1: every stage twiddle loaded (the A/B baseline of STAGE TWIDDLES)
-#if HEPA_DFT_TW_LOADS
+// A/B baselines of STAGE TWIDDLES and LAST-STAGE TWIDDLES (dft_fp64.cuh): HEPA_DFT_TW_LOADS=1
+// loads every stage twiddle, =2 only the last stage's (every group its own powers).
+#ifndef HEPA_DFT_TW_LOADS
+#define HEPA_DFT_TW_LOADS 0
+#endif
+#if HEPA_DFT_TW_LOADS == 1
 #define HEPA_STAGE_TW(R, INV, v, tw, e)                                                            \
     _Pragma("unroll") for (unsigned r_ = 1; r_ < (R); ++r_)(v)[r_] =                               \
         cmul((v)[r_], conj_if<INV>(__ldg((tw) + (e)*r_)))
@@ -421,10 +425,14 @@ __device__ __forceinline__ void stk_stage(double2 (&v)[VPT], double2 *sm, const 
 #pragma unroll
             for (unsigned r = 0; r < R; ++r) v[u * R + r] = sm[stk_swv<VPT>(t + u * T + r * NR)];
     }
+    // the last stage's groups t + u·T share their twiddles up to powers of w_(U·R)
+    constexpr bool LAST_TW = LAST && NS > 1 && U > 1 && HEPA_DFT_TW_LOADS == 0;
+    if constexpr (LAST_TW)
+        last_stage_twiddles<R, U, INV>(v, tw, t, [](int m) { return root16<double2>(m); });
 #pragma unroll
     for (unsigned u = 0; u < U; ++u) {
         const unsigned j = t + u * T, jm = j & (NS - 1);
-        if constexpr (NS > 1) // w_(Ns·R)^(jm·r) = w_N^(jm·r·N/(Ns·R))
+        if constexpr (NS > 1 && !LAST_TW) // w_(Ns·R)^(jm·r) = w_N^(jm·r·N/(Ns·R))
             HEPA_STAGE_TW(R, INV, v + u * R, tw, jm * (N / (NS * R)));
         dft_r<R, INV>(v + u * R);
     }
@@ -753,10 +761,14 @@ __global__ void __launch_bounds__(clu_shape<LOGN, LC>::THREADS,
 #pragma unroll
             for (unsigned r = 0; r < R; ++r)
                 v[u * R + r] = sm[stk_sw(sh::local(j + u * T + r * NR))];
+        // the last stage's groups j + u·T share their twiddles up to powers of w_(U·R)
+        constexpr bool LAST_TW = LAST && U > 1 && HEPA_DFT_TW_LOADS == 0;
+        if constexpr (LAST_TW)
+            last_stage_twiddles<R, U, INV>(v, tw, j, [](int m) { return root16<double2>(m); });
 #pragma unroll
         for (unsigned u = 0; u < U; ++u) {
             const unsigned jj = j + u * T, jm = jj & (NS - 1);
-            HEPA_STAGE_TW(R, INV, v + u * R, tw, jm * (N / (NS * R)));
+            if constexpr (!LAST_TW) HEPA_STAGE_TW(R, INV, v + u * R, tw, jm * (N / (NS * R)));
             dft_r<R, INV>(v + u * R);
         }
         if constexpr (LAST) {

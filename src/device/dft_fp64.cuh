@@ -36,9 +36,9 @@ template <bool INV> __device__ __forceinline__ float2 conj_if(float2 w) {
 // n = 2^13 is 128 KiB) among their main stalls (ncu, H100, n = 2^13: 7.1 M global load
 // instructions against cuFFT's 2.5 M for the same batch).
 template <int R, bool INV>
-__device__ __forceinline__ void stage_twiddles(double2 *v, const double2 *tw, unsigned e) {
+__device__ __forceinline__ void stage_powers(double2 (&w)[R], const double2 *tw, unsigned e) {
     static_assert(R == 2 || R == 4 || R == 8 || R == 16, "radix 2 .. 16");
-    double2 w[R];
+    w[0] = make_double2(1.0, 0.0);
     w[1] = conj_if<INV>(__ldg(tw + e));
     if constexpr (R > 2) {
         w[2] = conj_if<INV>(__ldg(tw + 2 * e));
@@ -60,9 +60,34 @@ __device__ __forceinline__ void stage_twiddles(double2 *v, const double2 *tw, un
         w[14] = cmul(w[6], w[8]);
         w[15] = cmul(w[3], w[12]);
     }
+}
+template <int R, bool INV>
+__device__ __forceinline__ void stage_twiddles(double2 *v, const double2 *tw, unsigned e) {
+    double2 w[R];
+    stage_powers<R, INV>(w, tw, e);
 #pragma unroll
     for (int r = 1; r < R; ++r)
         v[r] = cmul(v[r], w[r]);
+}
+// LAST-STAGE TWIDDLES: the last stage (Ns·R = n) of a thread whose U groups are j + u·n/(U·R)
+// (u < U; its j < n/(U·R)): input r of group u needs w^((j + u·n/(U·R))·r) = w^(j·r) ·
+// w_(U·R)^(u·r), so the thread loads the powers of w^j once (STAGE TWIDDLES) and takes the rest
+// from w16(m) = e^(-2πi·m/16) (U·R divides 16), one more rounding. Before, each group loaded its
+// R - 1 twiddles: 8 loads per thread at n = 2^13 (radix 2, U = 8), 12 at 2^14 (radix 4).
+template <int R, int U, bool INV, class Root>
+__device__ __forceinline__ void last_stage_twiddles(double2 *v, const double2 *tw, unsigned j,
+                                                    Root w16) {
+    static_assert(U * R <= 16 && 16 % (U * R) == 0, "U·R divides 16");
+    constexpr int SC = 16 / (U * R); // w_(U·R) = w_16^SC
+    double2 a[R];
+    stage_powers<R, INV>(a, tw, j);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int r = 1; r < R; ++r) {
+            const int m = (u * r * SC) & 15;
+            v[u * R + r] = cmul(v[u * R + r], m ? cmul(a[r], conj_if<INV>(w16(m))) : a[r]);
+        }
 }
 
 // In-register DFT_4 (forward: w_4 = −i; inverse: +i), on elements a[o], a[o+st], ...
