@@ -284,7 +284,6 @@ HD void store_rot(const F &f, uint64_t *col, const int64_t (&d)[KD]) {
 template <int KD, unsigned ST, class F>
 HD void fft_input(const F &f, const uint64_t *x, const FftLevel &L, uint64_t *sm, size_t block,
                   unsigned t) {
-    constexpr unsigned KK = 2 * KD;
     const unsigned J = 1u << L.lgJ;
     const size_t N = L.N, Ns = (size_t)1 << L.lgNs;
     const size_t j0 = block << L.lgJ;
@@ -363,10 +362,23 @@ HD void carry96(const F &f, uint64_t (&w)[KD], const uint64_t (&lo)[KD], const u
     }
 }
 
-// 96-bit column sums (lo, hi) of rotation-form words: += the k words of b_s·r^E, where el points
-// at row K - E of b_s's column (digit m of b_s·r^E is row K - E + m).
+// 96-bit column sums (lo, hi) of rotation-form words, started at zero by zero96 and added to by
+// add_rot: += the k words of b·r^E (r^(-E) for the inverse), b's rotation form in the column col
+// (row j at col[(j - 1)·ST]; digit m of b·r^E is S_((m - E) mod K) = row K - E + m).
+template <int KD> HD void zero96(uint64_t (&lo)[KD], uint32_t (&hi)[KD]) {
+#pragma unroll
+    for (int m = 0; m < KD; ++m) {
+        lo[m] = 0;
+        hi[m] = 0;
+    }
+}
 template <int KD, unsigned ST>
-HD void add_rot(uint64_t (&lo)[KD], uint32_t (&hi)[KD], const uint64_t *el) {
+HD void add_rot(uint64_t (&lo)[KD], uint32_t (&hi)[KD], const uint64_t *col, unsigned E,
+                bool inverse) {
+    constexpr unsigned KK = 2 * KD;
+    E &= KK - 1;
+    if (inverse) E = (KK - E) & (KK - 1);
+    const uint64_t *el = col + (KK - E - 1) * ST;
 #pragma unroll
     for (unsigned m = 0; m < KD; ++m)
         add96(lo[m], hi[m], el[m * ST]);
@@ -446,18 +458,11 @@ HD void fft_output(const F &f, uint64_t *y, const FftLevel &L, const uint64_t *s
     const unsigned step = KK >> L.lgR; // ω_R = r^step
     uint64_t lo[KD];
     uint32_t hi[KD];
-#pragma unroll
-    for (int m = 0; m < KD; ++m) {
-        lo[m] = 0;
-        hi[m] = 0;
-    }
+    zero96<KD>(lo, hi);
 #pragma unroll 4
     for (unsigned s = 0; s < R; ++s) {
         const unsigned q = L.lgNs ? (unsigned)(((size_t)s * k0) >> L.lgMK) : 0;
-        unsigned E = (q + s * so * step) & (KK - 1);
-        if (L.inverse) E = (KK - E) & (KK - 1);
-        // digit m of b_s·r^E: S_((m - E) mod K) = row K - E + m
-        add_rot<KD, ST>(lo, hi, sm + (KK - E - 1) * ST + (s << L.lgJ) + jl);
+        add_rot<KD, ST>(lo, hi, sm + (s << L.lgJ) + jl, q + s * so * step, L.inverse);
     }
     fft_finish<KD>(f, y, L, dst, lo, hi, R);
 }
@@ -487,18 +492,12 @@ __device__ void fft_output44(const F &f, uint64_t *y, const FftLevel &L, uint64_
     {
         const unsigned jl = t & (J - 1), a = t >> L.lgJ, s0 = a & 3, o0 = a >> 2;
         const size_t k0 = (j0 + jl) & (Ns - 1);
-#pragma unroll
-        for (int m = 0; m < KD; ++m) {
-            lo[m] = 0;
-            hi[m] = 0;
-        }
+        zero96<KD>(lo, hi);
 #pragma unroll
         for (unsigned s1 = 0; s1 < 4; ++s1) {
             const unsigned s = 4 * s1 + s0;
             const unsigned q = L.lgNs ? (unsigned)(((size_t)s * k0) >> L.lgMK) : 0;
-            unsigned E = (q + 4 * s1 * o0) & (KK - 1);
-            if (L.inverse) E = (KK - E) & (KK - 1);
-            add_rot<KD, ST>(lo, hi, sm + (KK - E - 1) * ST + (s << L.lgJ) + jl);
+            add_rot<KD, ST>(lo, hi, sm + (s << L.lgJ) + jl, q + 4 * s1 * o0, L.inverse);
         }
     }
     uint64_t w[KD];
@@ -514,17 +513,10 @@ __device__ void fft_output44(const F &f, uint64_t *y, const FftLevel &L, uint64_
     size_t dst;
     out_map(L, block, t, jl, so, dst);
     const unsigned o0 = so & 3;
+    zero96<KD>(lo, hi);
 #pragma unroll
-    for (int m = 0; m < KD; ++m) {
-        lo[m] = 0;
-        hi[m] = 0;
-    }
-#pragma unroll
-    for (unsigned s0 = 0; s0 < 4; ++s0) {
-        unsigned E = (s0 * so) & (KK - 1);
-        if (L.inverse) E = (KK - E) & (KK - 1);
-        add_rot<KD, ST>(lo, hi, sm + (KK - E - 1) * ST + ((s0 + 4 * o0) << L.lgJ) + jl);
-    }
+    for (unsigned s0 = 0; s0 < 4; ++s0)
+        add_rot<KD, ST>(lo, hi, sm + ((s0 + 4 * o0) << L.lgJ) + jl, s0 * so, L.inverse);
     fft_finish<KD>(f, y, L, dst, lo, hi, 4);
 }
 
