@@ -7,6 +7,8 @@
 //     per thread-block cluster: FP64 dft_stockham64_cluster, FP16X2 and FP16 from 2^15
 //     dft_cluster_tc, a four-step split whose two halves exchange through distributed shared
 //     memory.)
+//     FP64 2^15 and 2^16 out of place: dft64_l2pair, both passes of a four-step in one launch
+//     with the intermediate in L2 (L2 PAIR below).
 //     From 2^4 to 2^13 (FP16: 2^14) that is a register-resident Stockham kernel
 //     (dft_stockham64, dft_stockham_tc below: global memory straight into registers, one
 //     shared-memory round trip per stage boundary; 2-3x faster than dft_pass, which loads the
@@ -17,16 +19,16 @@
 //     i1·n2 + i2) and multiplies by w_n^(i2·k1) on the way out; pass B does the n1 row DFTs of
 //     size n2 and writes element k1 + n1·k2. Each block takes G adjacent columns (rows) so that
 //     global reads and writes come in runs of G elements.
-// Inside a dft_pass block, a transform of size m = 2^lm is decimated in frequency in place: radix-16
-// stages of span S = m/16, m/256, ... (outputs multiplied by w_(16S)^(s·j)), then one radix-2/4/8
-// stage of span 1 when lm is not a multiple of 4. The result sits digit-reversed in shared memory;
-// the store reads it back in natural order (rev_digits).
-// Latency mode (FP64 plans whose whole batch is at most 2^16 elements, e.g. CKKS encode's one
-// vector of 2^15): radix-4 stages instead (span m/4, m/16, ..., then a radix-2 one when lm is
-// odd), one group of 4 per thread. Such a plan has only a warp or two per block and per SM, so
-// its time is the serial instruction chain of one thread (ncu: a 2^15 pass took 14 µs on an H100
-// at 10 cycles per instruction, one warp per scheduler); radix-4 gives each thread a quarter of
-// the elements and about half the instructions per stage.
+// Inside a dft_pass block, a transform of size m = 2^lm is decimated in frequency in place:
+// radix-16 stages of span S = m/16, m/256, ... (outputs multiplied by w_(16S)^(s·j)), then one
+// radix-2/4/8 stage of span 1 when lm is not a multiple of 4. The result sits digit-reversed in
+// shared memory; the store reads it back in natural order (rev_digits). Latency mode (FP64 plans
+// whose whole batch is at most 2^16 elements, e.g. CKKS encode's one vector of 2^15): radix-4
+// stages instead (span m/4, m/16, ..., then a radix-2 one when lm is odd), one group of 4 per
+// thread. Such a plan has only a warp or two per block and per SM, so its time is the serial
+// instruction chain of one thread (ncu: a 2^15 pass took 14 µs on an H100 at 10 cycles per
+// instruction, one warp per scheduler); radix-4 gives each thread a quarter of the elements and
+// about half the instructions per stage.
 //
 // The radix-16 butterfly per mode:
 //   FP64    on the CUDA cores, 16 = 4·4 with internal twiddles (w_16), in double;
@@ -51,6 +53,7 @@
 #include <string.h>
 
 #include "device/dft_fp64.cuh"
+#include "device/grid_sync.cuh"
 #include "device/internal.h"
 #include "hepa/dft.h"
 #include "host/roots.h"
@@ -86,6 +89,9 @@ struct hepa_dft_plan {
     void *scratch;      // device: n·batch elements between the two passes (NULL for one pass)
     size_t elem;        // bytes per complex element: 16, 4 or 8
     unsigned stk;       // log2 n when the plan runs a Stockham kernel (dft_stockham64/_tc), else 0
+    unsigned l2p;       // log2 n when out-of-place executions run dft64_l2pair (L2 PAIR), else 0
+    unsigned l2p_d;     // its lag D in vectors
+    unsigned *ctr;      // its counters (batch + 2), zero between executions
 };
 
 namespace {
@@ -394,6 +400,18 @@ template <int R, bool INV, typename W> __device__ __forceinline__ void dft_r(W *
 #else
 #define HEPA_STAGE_TW(R, INV, v, tw, e) stage_twiddles<R, INV>((v), (tw), (e))
 #endif
+// Values per thread of the FP64 Stockham kernel at 2^logn. The kernel is latency-bound (ncu,
+// n = 2^13: 0.16 instructions issued per cycle and scheduler, long- and short-scoreboard stalls,
+// one 512-thread block per SM); eight values per thread (64 registers) put twice the warps on an
+// SM, at the cost of more stages (radix 8). Measured on an H100, same machine, two runs each
+// (hepa-bench --dft, FP64, µs, 16 -> 8 values per thread; cuFFT 718-724 in the same runs):
+// 2^10 733, 732 -> 728, 725; 2^11 741, 738 -> 778, 771; bench/experiments/dft_profile.c, 2^8 /
+// 2^9: 731, 734 / 731, 730 -> 722, 724 / 727, 724. Eight per thread at 2^12 took 889 µs and at
+// 2^13 (1024 threads, five stages) 1158 µs, against 748-753 and 1008-1016 µs with sixteen
+// (other runs). (A cluster of two 2^12 blocks at 2^13, dft_stockham64_cluster: 1199 µs.)
+constexpr unsigned stk_vpt(int logn) {
+    return logn >= 8 && logn <= 10 ? 8 : 16;
+}
 template <int LOGN, int VPT = 16> struct stk_shape {
     static_assert(VPT == 8 || VPT == 16, "radix-8 or radix-16 stages");
     static constexpr unsigned N = 1u << LOGN, T = N / VPT; // threads per vector
@@ -407,8 +425,9 @@ template <int VPT> __device__ __forceinline__ unsigned stk_swv(unsigned p) {
 }
 
 // One stage of radix R on the thread's groups (v[u·R + r] = input r of group t + u·T), reading
-// from shared memory (FIRST: from global), writing to shared memory (LAST: to global).
-template <int LOGN, int VPT, int R, unsigned NS, bool INV, bool FIRST, bool LAST>
+// from shared memory (FIRST: from global, element e at src[e·IS]), writing to shared memory
+// (LAST: to global).
+template <int LOGN, int VPT, int R, unsigned NS, bool INV, bool FIRST, bool LAST, unsigned IS>
 __device__ __forceinline__ void stk_stage(double2 (&v)[VPT], double2 *sm, const double2 *src,
                                           double2 *dst, const double2 *tw, unsigned t, bool live) {
     constexpr unsigned N = 1u << LOGN, T = N / VPT, U = VPT / R, NR = N / R;
@@ -417,7 +436,8 @@ __device__ __forceinline__ void stk_stage(double2 (&v)[VPT], double2 *sm, const 
 #pragma unroll
             for (unsigned u = 0; u < U; ++u)
 #pragma unroll
-                for (unsigned r = 0; r < R; ++r) v[u * R + r] = __ldg(src + t + u * T + r * NR);
+                for (unsigned r = 0; r < R; ++r)
+                    v[u * R + r] = __ldg(src + (size_t)(t + u * T + r * NR) * IS);
         }
     } else {
 #pragma unroll
@@ -451,7 +471,8 @@ __device__ __forceinline__ void stk_stage(double2 (&v)[VPT], double2 *sm, const 
     }
 }
 
-template <int LOGN, int VPT, bool INV, int S>
+// IS: the input's element stride (dft64_l2pair's columns: 16).
+template <int LOGN, int VPT, bool INV, int S, unsigned IS = 1>
 __device__ __forceinline__ void stk_stages(double2 (&v)[VPT], double2 *sm, const double2 *src,
                                            double2 *dst, const double2 *tw, unsigned t, bool live) {
     constexpr int LV = VPT == 16 ? 4 : 3; // log2 VPT
@@ -459,8 +480,8 @@ __device__ __forceinline__ void stk_stages(double2 (&v)[VPT], double2 *sm, const
     if constexpr (S < NSTAGE) {
         constexpr int R = S < SV ? VPT : 1 << LR;
         constexpr unsigned NS = 1u << (LV * S);
-        stk_stage<LOGN, VPT, R, NS, INV, S == 0, S == NSTAGE - 1>(v, sm, src, dst, tw, t, live);
-        stk_stages<LOGN, VPT, INV, S + 1>(v, sm, src, dst, tw, t, live);
+        stk_stage<LOGN, VPT, R, NS, INV, S == 0, S == NSTAGE - 1, IS>(v, sm, src, dst, tw, t, live);
+        stk_stages<LOGN, VPT, INV, S + 1, IS>(v, sm, src, dst, tw, t, live);
     }
 }
 
@@ -798,6 +819,102 @@ __global__ void __launch_bounds__(clu_shape<LOGN, LC>::THREADS,
         stage(std::integral_constant<unsigned, (1u << LR)>{}, std::integral_constant<unsigned, (1u << (4 * S16))>{},
               std::integral_constant<bool, true>{});
 #endif
+}
+
+// ---- FP64 2^15 and 2^16, out of place: a four-step in one launch, the intermediate through L2
+//
+// L2 PAIR. n = n1·16 (n1 = 2^11, 2^12), element p = 16·i1 + i2, output K = k1 + n1·k2:
+//   X[K] = Σ_i2 w_16^(i2·k2) · w_n^(i2·k1) · Σ_i1 w_n1^(i1·k1) · x[16·i1 + i2].
+// Item A (v, i2), 16 per vector: the Stockham DFT of size n1 (dft_stockham64's stages) of column
+// i2 of vector v (stride 16, read with __ldg), written contiguously to out[v·n + i2·n1 + k1].
+// Item B (v, b), VPT per vector (the n1 kernel's values per thread): thread t takes k1 = b·T + t,
+// reads out[v·n + i2·n1 + k1] for i2 < 16, multiplies by w_n^(i2·k1) (STAGE TWIDDLES), runs a
+// DFT_16 in registers and writes out[v·n + k1 + n1·k2]: the same positions it read (in place
+// within the item), so the intermediate needs no buffer of its own; hence out != in only.
+// Why: cuFFT's double plans of 2^15 and 2^16 are two launches of a pass each, about 88% of the
+// DRAM rate each (ncu), so about 1470 GB/s counted as one read + one write; our one-pass
+// cluster kernel (above) waits on its distributed-shared-memory stores. Here B reads vector v's
+// intermediate a short while after A wrote it, so it comes from L2 (50 MiB on an H100), and DRAM
+// sees about one read and one write of the batch.
+// Scheduling as in the NTT's TWO PASSES IN ONE LAUNCH (src/ntt/ntt_cuda.cu; signal_done and
+// wait_count are its): each block takes the next item from ctr[0]; the A items of vectors [0, D)
+// come first, then A(D + s) and B(s) for each s, then the B items of the last D vectors. B(v)
+// waits until ctr[2 + v] (v's finished A items) is 16; it only ever waits for items handed out
+// before its own, whose blocks are running: no deadlock whatever the residency. D (vectors) is
+// about one wave of blocks (l2p_setup). The last block to finish (ctr[1]) zeroes the counters:
+// they are zero when a launch starts (the plan zeroes them at creation), and concurrent
+// executions of one plan are not allowed (hepa/dft.h).
+// Measured on an H100 (bench/experiments/dft_profile.c, forward, 1 GiB batches, GB/s as one read
+// + one write, same calls): against the cluster kernel 2^16 1219 -> 1657, 2^15 1576 -> 1686; at
+// 2^14 (n1 = 2^10, eight values per thread) 1989 -> 1630, so 2^14 keeps the cluster kernel. ncu at
+// 2^16: DRAM read 1.075 GB and wrote 1.064 GB for the 1.07 GB batch (the intermediate never left
+// L2); the kernel is latency-bound (16 warps per SM at 128 registers, issue slots 18% busy,
+// barrier and long-scoreboard stalls first). Lag D of half a wave: 1504-1612 GB/s, two waves
+// 1398-1572. The other orientation (A: DFT_16 columns from DRAM into a ring of D + 2 vectors, B:
+// size-n1 rows from the ring with stride-16 stores, in place allowed) measured 966-1077 GB/s.
+template <int LOGN> struct l2p_shape {
+    static constexpr int L1 = LOGN - 4, VPT = stk_vpt(LOGN - 4);
+    static constexpr unsigned N1 = 1u << L1, T = N1 / VPT;    // threads per block
+    static constexpr unsigned IA = 16, IB = VPT, I = IA + IB; // items per vector
+};
+// (ptxas: 128 registers, no spills, 16 warps per SM at 2^15 and 2^16. Asking for three 256-thread
+// blocks per SM at 2^16 (80 registers, 160-240 bytes of spills) measured 1657 -> 1020 GB/s.)
+template <int LOGN, bool INV>
+__global__ void __launch_bounds__(l2p_shape<LOGN>::T)
+    dft64_l2pair(double2 *out, const double2 *in, const double2 *tw_n, const double2 *tw_n1,
+                 unsigned batch, unsigned D, unsigned *ctr) {
+    using sh = l2p_shape<LOGN>;
+    constexpr unsigned N1 = sh::N1, T = sh::T, IA = sh::IA, IB = sh::IB, I = sh::I;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    __shared__ unsigned s_item;
+    if (threadIdx.x == 0) s_item = atomicAdd(&ctr[0], 1u);
+    __syncthreads();
+    const unsigned it = s_item, t = threadIdx.x;
+    unsigned v, b;
+    bool second;
+    if (it < D * IA) { // the first D vectors' A items
+        second = false, v = it / IA, b = it % IA;
+    } else {
+        const unsigned u = it - D * IA, mid = (batch - D) * I;
+        if (u < mid) { // A(D + s), then B(s)
+            const unsigned s = u / I, r = u % I;
+            second = r >= IA;
+            v = second ? s : D + s;
+            b = second ? r - IA : r;
+        } else { // the last D vectors' B items
+            second = true, v = batch - D + (u - mid) / IB, b = (u - mid) % IB;
+        }
+    }
+    double2 *vec = out + ((size_t)v << LOGN);
+    if (!second) {
+        double2 x[sh::VPT];
+        stk_stages<sh::L1, sh::VPT, INV, 0, 16>(x, (double2 *)smem_raw,
+                                                in + ((size_t)v << LOGN) + b, vec + (size_t)b * N1,
+                                                tw_n1, t, true);
+        signal_done(ctr + 2 + v);
+    } else {
+        if (t == 0) wait_count(ctr + 2 + v, IA);
+        __syncthreads();
+        const unsigned k1 = b * T + t;
+        double2 x[16];
+        // plain loads: written in this launch (not through the read-only path)
+#pragma unroll
+        for (unsigned i2 = 0; i2 < 16; ++i2)
+            x[i2] = vec[i2 * N1 + k1];
+        stage_twiddles<16, INV>(x, tw_n, k1);
+        dft_r<16, INV>(x);
+#pragma unroll
+        for (unsigned k2 = 0; k2 < 16; ++k2)
+            vec[k1 + N1 * k2] = x[k2];
+    }
+    __shared__ bool s_last;
+    __syncthreads();
+    if (t == 0) s_last = atomicAdd(&ctr[1], 1u) == batch * I - 1;
+    __syncthreads();
+    if (s_last) { // every other block has finished
+        for (unsigned i = t; i < batch + 2; i += T)
+            ctr[i] = 0;
+    }
 }
 
 // ---- the FP16 / FP16X2 four-step pass over a thread-block cluster (one-pass plans of 2^14 ... 2^16)
@@ -1352,16 +1469,6 @@ struct stk_entry {
     size_t smem;
     unsigned cluster;       // blocks per cluster (1: a plain launch)
 };
-// Values per thread of the FP64 Stockham kernel at 2^logn. The kernel is latency-bound (ncu,
-// n = 2^13: 0.16 instructions issued per cycle and scheduler, long- and short-scoreboard stalls,
-// one 512-thread block per SM); eight values per thread (64 registers) put twice the warps on an
-// SM, at the cost of more stages (radix 8). Measured on an H100, same machine, two runs each
-// (hepa-bench --dft, FP64, µs, 16 -> 8 values per thread; cuFFT 718-724 in the same runs):
-// 2^10 733, 732 -> 728, 725; 2^11 741, 738 -> 778, 771; bench/experiments/dft_profile.c, 2^8 /
-// 2^9: 731, 734 / 731, 730 -> 722, 724 / 727, 724. Eight per thread at 2^12 took 889 µs and at
-// 2^13 (1024 threads, five stages) 1158 µs, against 748-753 and 1008-1016 µs with sixteen
-// (other runs). (A cluster of two 2^12 blocks at 2^13, dft_stockham64_cluster: 1199 µs.)
-constexpr unsigned stk_vpt(int logn) { return logn >= 8 && logn <= 10 ? 8 : 16; }
 template <int L> stk_entry stk_make(hepa_dft_mode mode) {
     if constexpr (L <= 13) {
         if (mode == HEPA_DFT_FP64) {
@@ -1459,6 +1566,69 @@ cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int in
         return cudaLaunchKernelExC(&cfg, inverse ? e.inv : e.fwd, args);
     }
     return cudaLaunchKernel(inverse ? e.inv : e.fwd, dim3(blocks), dim3(e.threads), args, e.smem,
+                            st);
+}
+
+// L2 PAIR (dft64_l2pair): where it serves, the lag D and the launch.
+#ifndef HEPA_DFT_L2P
+#define HEPA_DFT_L2P 1
+#endif
+#ifndef HEPA_DFT_L2P_LAG // D in halves of a wave of blocks (2: one wave)
+#define HEPA_DFT_L2P_LAG 2
+#endif
+template <bool INV> const void *l2p_kernel(unsigned logn) {
+    switch (logn) {
+    case 15:
+        return (const void *)dft64_l2pair<15, INV>;
+    case 16:
+        return (const void *)dft64_l2pair<16, INV>;
+    default:
+        return nullptr;
+    }
+}
+size_t l2p_smem(unsigned logn) {
+    return ((size_t)1 << (logn - 4)) * sizeof(double2);
+}
+unsigned l2p_threads(unsigned logn) {
+    return (1u << (logn - 4)) / stk_vpt((int)logn - 4);
+}
+unsigned l2p_items(unsigned logn) {
+    return 16 + stk_vpt((int)logn - 4);
+} // per vector
+// Sets up both directions' kernels; the lag D: about HEPA_DFT_L2P_LAG / 2 waves of blocks, in
+// vectors, at least 1 and at most batch. False where the device cannot run them.
+bool l2p_setup(unsigned logn, size_t batch, unsigned *lag) {
+    int dev = 0, sms = 0, per_sm = 0;
+    const void *k[2] = {l2p_kernel<false>(logn), l2p_kernel<true>(logn)};
+    if (!k[0] || cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    for (int i = 0; i < 2; ++i)
+        if (cudaFuncSetAttribute(k[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)l2p_smem(logn)) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k[i], (int)l2p_threads(logn),
+                                                          l2p_smem(logn)) != cudaSuccess ||
+            per_sm < 1) {
+            (void)cudaGetLastError();
+            return false;
+        }
+    size_t d = ((size_t)sms * per_sm * HEPA_DFT_L2P_LAG / 2) / l2p_items(logn);
+    if (d < 1) d = 1;
+    if (d > batch) d = batch;
+    *lag = (unsigned)d;
+    return true;
+}
+cudaError_t launch_l2p(const hepa_dft_plan *p, void *out, const void *in, int inverse,
+                       cudaStream_t st) {
+    const unsigned lg = p->l2p, batch = (unsigned)p->batch, D = p->l2p_d;
+    const void *tw_n = p->tw, *tw_n1 = (const double2 *)p->tw + p->n;
+    unsigned *ctr = p->ctr;
+    void *args[] = {&out,           (void *)&in, (void *)&tw_n, (void *)&tw_n1,
+                    (void *)&batch, (void *)&D,  (void *)&ctr};
+    return cudaLaunchKernel(inverse ? l2p_kernel<true>(lg) : l2p_kernel<false>(lg),
+                            dim3(batch * l2p_items(lg)), dim3(l2p_threads(lg)), args, l2p_smem(lg),
                             st);
 }
 
@@ -1588,6 +1758,12 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         for (unsigned s = 1; s < logn / 4; ++s) stage_tw += (size_t)1 << (4 * s + 4);
         if (se.cluster > 1) four_tw = n;
     }
+    // L2 PAIR: FP64 one-pass (cluster) plans of 2^15 and 2^16; their in-place executions keep the
+    // cluster kernel. w_n1 follows the w_n table. Items per launch must fit an unsigned.
+    unsigned l2p_d = 0;
+    const bool l2p = HEPA_DFT_L2P && use_stk && mode == HEPA_DFT_FP64 && logn >= 15 && logn <= 16 &&
+                     batch * l2p_items(logn) < ((size_t)1 << 31) && l2p_setup(logn, batch, &l2p_d);
+    if (l2p) sizes[ntab++] = n >> 4;
     size_t total_tw = stage_tw + four_tw;
     for (size_t i = 0; i < ntab; ++i) total_tw += sizes[i];
     unsigned char *h = (unsigned char *)malloc(total_tw * wsz);
@@ -1629,6 +1805,11 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     if (e == cudaSuccess) e = cudaMalloc(&p->tw, total_tw * wsz);
     if (e == cudaSuccess) e = cudaMemcpy(p->tw, h, total_tw * wsz, cudaMemcpyHostToDevice);
     if (e == cudaSuccess && p->npass == 2) e = cudaMalloc(&p->scratch, n * batch * elem);
+    if (e == cudaSuccess && l2p) {
+        e = cudaMalloc((void **)&p->ctr, (batch + 2) * sizeof(unsigned));
+        if (e == cudaSuccess) e = cudaMemset(p->ctr, 0, (batch + 2) * sizeof(unsigned));
+        p->l2p = logn, p->l2p_d = l2p_d;
+    }
     free(h);
     // allow the big shared-memory blocks (above the default 48 KiB)
     size_t smem = 0;
@@ -1660,6 +1841,7 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         const hepa_status s = _hepa_dev_status(e, "hepa_dft_plan_create");
         cudaFree(p->tw);
         cudaFree(p->scratch);
+        cudaFree(p->ctr);
         free(p);
         return s;
     }
@@ -1690,6 +1872,7 @@ extern "C" void hepa_dft_plan_destroy(hepa_dft_plan *p) {
     if (!p) return;
     cudaFree(p->tw);
     cudaFree(p->scratch);
+    cudaFree(p->ctr);
     free(p);
 }
 
@@ -1697,7 +1880,9 @@ extern "C" hepa_status _hepa_dft_exec(const hepa_dft_plan *p, void *d_out, const
                                       int inverse, void *stream) {
     cudaStream_t st = (cudaStream_t)stream;
     cudaError_t e;
-    if (p->stk) {
+    if (p->l2p && d_out != d_in) {
+        e = launch_l2p(p, d_out, d_in, inverse, st);
+    } else if (p->stk) {
         // each block reads all its input into registers before writing: in place is safe
         e = launch_stk(p, d_out, d_in, inverse, st);
     } else if (p->npass == 1) {

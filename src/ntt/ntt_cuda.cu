@@ -35,6 +35,7 @@
 
 #include <type_traits>
 
+#include "device/grid_sync.cuh"
 #include "device/internal.h"
 #include "hepa/modarith.h"
 #include "ntt/f64_arith.cuh"
@@ -1249,30 +1250,7 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
 // 2^16/34 40-bit, one launch -> two, hot / cold µs: 32.9 / 34.0-34.1 -> 30.7-30.8 / 32.6-32.7
 // (the one-launch loss was about 2 µs at every L from 32 to 40), so no FP64 ring uses it at 2^16
 // since; with signal_done's cheaper count it is still 1-1.6 µs slower there.
-// The counts between blocks, as cooperative groups' grid sync does them on sm_70 and later:
-// signal_done (the whole block calls it when its stores are done) has the barrier order the
-// block's stores before thread 0's add with release semantics at GPU scope; wait_count (thread
-// 0, then the block synchronizes) spins with acquire loads until *c >= need, after which those
-// stores are visible to the block. Until 2c1f5e3 every thread fenced its own stores
-// (__threadfence) before the barrier, which kept each first-pass block resident until all its
-// stores were acknowledged. Same-call A/B on an H100 (two runs each, hot µs, cold alike):
-// 2^17/64 40-bit forward 108.8-109.0 -> 107.0-107.1, inverse 117.3 -> 114.9-115.2; 60-bit
-// 164.8 -> 162.5-162.6 and 169.7-169.8 -> 167.7-167.8; 2^16/34 60-bit forward 44.5-44.7 ->
-// 44.2-44.4, inverse 49.6-49.7 -> 48.8 (thread 0's __threadfence + atomicAdd measured the same).
-__device__ __forceinline__ void signal_done(unsigned *c) {
-    __syncthreads();
-    if (threadIdx.x == 0)
-        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(c) : "memory");
-}
-__device__ __forceinline__ void wait_count(const unsigned *c, unsigned need) {
-    for (;;) {
-        unsigned v;
-        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(c) : "memory");
-        if (v >= need) return;
-        __nanosleep(100);
-    }
-}
-
+// signal_done / wait_count: device/grid_sync.cuh (with the A/B that chose them).
 template <int GB1, bool INV, bool F64>
 __global__ void __launch_bounds__(1 << GB1, 1024 >> GB1)
     ntt2_kernel(uint64_t *out, const uint64_t *in, const uint64_t *__restrict__ tables,

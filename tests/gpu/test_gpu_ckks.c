@@ -147,28 +147,39 @@ Test(gpu_dft, all_splits, .timeout = 900) {
 
 /* Plans of 2^14 ... 2^16 whose batch holds more than 2^16 elements run one pass over a
  * thread-block cluster on sm_90 devices (FP64: dft_stockham64_cluster; FP16X2 and FP16 from 2^15:
- * dft_cluster_tc). Run here at every test size, so that the quick runs under compute-sanitizer
+ * dft_cluster_tc); FP64's out-of-place executions at 2^15 and 2^16 run dft64_l2pair (both passes
+ * of a four-step in one launch), whose blocks wait for each other: a batch just above 2^16
+ * elements (lag D = the whole batch) and one of 3·2^20 elements (D below the batch at 2^15 and
+ * 2^16, so every branch of its item order runs), executed several times (the counters must be
+ * back at zero). Run here at every test size, so that the quick runs under compute-sanitizer
  * cover those kernels too (the sweeps above reach them only at full size). Both directions, in
  * and out of place. */
-Test(gpu_dft, cluster_plans, .timeout = 300) {
+Test(gpu_dft, cluster_plans, .timeout = 600) {
     test_rng r;
     test_rng_init(&r);
     for (int mi = 0; mi < 3; ++mi)
-        for (unsigned lg = 14; lg <= 16; ++lg) {
-            const hepa_dft_mode m = all_modes[mi];
-            const size_t n = (size_t)1 << lg, batch = ((size_t)1 << 16) / n + 1;
-            hepa_dft_plan *p;
-            T_OK(hepa_dft_plan_create(&p, n, batch, m));
-            for (int inv = 0; inv < 2; ++inv) {
-                const double e = check_plan(&r, p, m, n, batch, inv, inv, NULL);
-                if (!inv)
-                    fprintf(stderr, "gpu_dft: %-6s n = 2^%-2u batch %zu passes %d  rel L2 %.3g\n",
-                            mode_name(m), lg, batch, _hepa_dft_plan_passes(p), e);
-                cr_assert(e <= mode_bound(m), "%s n=2^%u batch %zu inv=%d passes %d: error %.3g",
-                          mode_name(m), lg, batch, inv, _hepa_dft_plan_passes(p), e);
+        for (unsigned lg = 14; lg <= 16; ++lg)
+            for (int big = 0; big < (mi == 0 ? 2 : 1); ++big) {
+                const hepa_dft_mode m = all_modes[mi];
+                const size_t n = (size_t)1 << lg;
+                const size_t batch = big ? ((size_t)3 << 20) / n : ((size_t)1 << 16) / n + 1;
+                hepa_dft_plan *p;
+                T_OK(hepa_dft_plan_create(&p, n, batch, m));
+                /* FP64: out of place, in place, then out of place again; the others: inverse in
+                 * place, as before */
+                for (int run = 0; run < (mi == 0 ? 6 : 2); ++run) {
+                    const int inv = run & 1, inplace = mi == 0 ? run / 2 == 1 : inv;
+                    const double e = check_plan(&r, p, m, n, batch, inv, inplace, NULL);
+                    if (run == 0)
+                        fprintf(stderr,
+                                "gpu_dft: %-6s n = 2^%-2u batch %zu passes %d  rel L2 %.3g\n",
+                                mode_name(m), lg, batch, _hepa_dft_plan_passes(p), e);
+                    cr_assert(e <= mode_bound(m),
+                              "%s n=2^%u batch %zu inv=%d inplace=%d passes %d: error %.3g",
+                              mode_name(m), lg, batch, inv, inplace, _hepa_dft_plan_passes(p), e);
+                }
+                hepa_dft_plan_destroy(p);
             }
-            hepa_dft_plan_destroy(p);
-        }
 }
 
 /* FP16X2 scales each block by a power of two: tiny and huge vectors (2^-100, 2^100) next to
