@@ -29,9 +29,11 @@
  * than 264 vectors take the four-step route from n = 2^13 (FP64) and 2^14 (FP16X2) so that one
  * vector spreads over many blocks. On GPUs with thread-block clusters (sm_90), plans of 2^14 ...
  * 2^16 (FP16: 2^15, 2^16) whose batch holds more than 2^16 elements run one pass, a vector per
- * cluster (FP16X2 2^14 too, in place of its one-block pass).
- * Speed (H100, 1 GiB batches, bench/results/): 0.54-0.98x cuFFT's for n = 2^10 ... 2^13;
- * from 2^14 FP16 1.17-1.41x, FP16X2 0.58-0.95x, FP64 0.69-0.98x.
+ * cluster (FP16X2 2^14 too, in place of its one-block pass); FP64 plans of 2^15 and 2^16 there
+ * run out-of-place executions as both passes of a four-step in one launch, the intermediate
+ * staying in L2 (one read and one write of the batch from DRAM).
+ * Speed (H100, 1 GiB batches, bench/results/): 0.54-1.00x cuFFT's for n = 2^10 ... 2^13;
+ * from 2^14 FP16 1.17-1.41x, FP16X2 0.58-0.95x, FP64 1.13-1.27x.
  * Under compute-sanitizer memcheck, set HEPA_DFT_THREAD_COPY=1 before creating FP16/FP16X2 plans
  * of 2^14 ... 2^16: memcheck (2025.3.1) rejects the bulk copies between the blocks of a cluster
  * (and the results then come out wrong); this moves the same bytes by thread stores, about 2x
