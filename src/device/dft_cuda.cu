@@ -7,8 +7,8 @@
 //     per thread-block cluster: FP64 dft_stockham64_cluster, FP16X2 and FP16 from 2^15
 //     dft_cluster_tc, a four-step split whose two halves exchange through distributed shared
 //     memory.)
-//     FP64 2^15 and 2^16 out of place: dft64_l2pair, both passes of a four-step in one launch
-//     with the intermediate in L2 (L2 PAIR below).
+//     FP64 2^15 and 2^16 out of place: dft64_l2pair (2^15) and dft64_l2sq (2^16), both passes
+//     of a four-step in one launch with the intermediate in L2 (L2 PAIR, L2 SQUARE below).
 //     From 2^4 to 2^13 (FP16: 2^14) that is a register-resident Stockham kernel
 //     (dft_stockham64, dft_stockham_tc below: global memory straight into registers, one
 //     shared-memory round trip per stage boundary; 2-3x faster than dft_pass, which loads the
@@ -917,6 +917,100 @@ __global__ void __launch_bounds__(l2p_shape<LOGN>::T)
     }
 }
 
+// L2 SQUARE (n = 2^16; -DHEPA_DFT_L2SQ=0 gives 2^16 back to dft64_l2pair): the launch, counters and
+// item order of L2 PAIR with n = 256·256, element p = 256·i1 + i2, output K = k1 + 256·k2. Both
+// item kinds do 16 adjacent DFT_256s of stride 256 (runs of 16 elements = 256 bytes): A (v, b) the
+// columns i2 = 16b + c of x, times w_n^(i2·k1), stored transposed at i2·256 + k1 of out; B (v, b)
+// the columns 16b + c of that, in place (the positions it reads are those it writes). Thread t: c =
+// t mod 16, j0 = t / 16; DFT_256 = DFT_16 over j1 (j = j0 + 16·j1), w_256^(j0·m1), one
+// shared-memory exchange, DFT_16 over j0; output k = m1 + 16·m0. Shared memory: stage 1 writes
+// m1·256 + t, stage 2 reads m1·256 + 16·j0 + c: consecutive lanes, consecutive 16-byte words, no
+// conflicts. Against L2 PAIR at 2^16 every global access comes in 256-byte runs (L2 PAIR's column
+// loads are 16-byte pieces at stride 256 bytes) and each item runs two radix-16 stages instead of
+// three plus a DFT_16. Same call on an H100 (dftprof fp64 16 20, two rounds, 1 GiB, GB/s):
+// 1652-1659 -> 2047-2055; test error 2.88e-16 (2.79e-16 before).
+template <bool INV>
+__global__ void __launch_bounds__(256)
+    dft64_l2sq(double2 *out, const double2 *in, const double2 *tw_n, const double2 *tw_n1,
+               unsigned batch, unsigned D, unsigned *ctr) {
+    constexpr unsigned IA = 16, IB = 16, I = 32, LOGN = 16;
+    (void)tw_n1;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    double2 *sm = (double2 *)smem_raw;
+    __shared__ unsigned s_item;
+    if (threadIdx.x == 0) s_item = atomicAdd(&ctr[0], 1u);
+    __syncthreads();
+    const unsigned it = s_item, t = threadIdx.x, c = t & 15, j0 = t >> 4;
+    unsigned v, b;
+    bool second;
+    if (it < D * IA) {
+        second = false, v = it / IA, b = it % IA;
+    } else {
+        const unsigned u = it - D * IA, mid = (batch - D) * I;
+        if (u < mid) {
+            const unsigned s = u / I, r = u % I;
+            second = r >= IA;
+            v = second ? s : D + s;
+            b = second ? r - IA : r;
+        } else {
+            second = true, v = batch - D + (u - mid) / IB, b = (u - mid) % IB;
+        }
+    }
+    double2 *vec = out + ((size_t)v << LOGN);
+    double2 x[16];
+    if (!second) {
+        const double2 *src = in + ((size_t)v << LOGN) + 16 * b + j0 * 256 + c;
+#pragma unroll
+        for (unsigned r = 0; r < 16; ++r)
+            x[r] = __ldg(src + r * 4096);
+    } else {
+        if (t == 0) wait_count(ctr + 2 + v, IA);
+        __syncthreads();
+        const double2 *src = vec + 16 * b + j0 * 256 + c;
+#pragma unroll
+        for (unsigned r = 0; r < 16; ++r)
+            x[r] = src[r * 4096];
+    }
+    dft_r<16, INV>(x);                          // x[m1]
+    stage_twiddles<16, INV>(x, tw_n, 256 * j0); // w_256^(j0·m1) = w_n^(256·j0·m1)
+#pragma unroll
+    for (unsigned m1 = 0; m1 < 16; ++m1)
+        sm[m1 * 256 + t] = x[m1];
+    __syncthreads();
+    const unsigned m1 = j0; // stage 2: thread (m1, c)
+#pragma unroll
+    for (unsigned q = 0; q < 16; ++q)
+        x[q] = sm[m1 * 256 + q * 16 + c];
+    dft_r<16, INV>(x); // x[m0], k = m1 + 16·m0
+    if (!second) {
+        const unsigned i2 = 16 * b + c;
+        // w_n^(i2·(m1 + 16·m0)) = w_n^(i2·m1) · (w_n^(16·i2))^m0
+        stage_twiddles<16, INV>(x, tw_n, 16 * i2);
+        const double2 base = conj_if<INV>(__ldg(tw_n + i2 * m1));
+#pragma unroll
+        for (unsigned m0 = 0; m0 < 16; ++m0)
+            x[m0] = cmul(x[m0], base);
+        double2 *dst = vec + (size_t)i2 * 256 + m1;
+#pragma unroll
+        for (unsigned m0 = 0; m0 < 16; ++m0)
+            dst[16 * m0] = x[m0];
+        signal_done(ctr + 2 + v);
+    } else {
+        double2 *dst = vec + 16 * b + c + 256 * m1;
+#pragma unroll
+        for (unsigned m0 = 0; m0 < 16; ++m0)
+            dst[4096 * m0] = x[m0];
+    }
+    __shared__ bool s_last;
+    __syncthreads();
+    if (t == 0) s_last = atomicAdd(&ctr[1], 1u) == batch * I - 1;
+    __syncthreads();
+    if (s_last) {
+        for (unsigned i = t; i < batch + 2; i += 256)
+            ctr[i] = 0;
+    }
+}
+
 // ---- the FP16 / FP16X2 four-step pass over a thread-block cluster (one-pass plans of 2^14 ... 2^16)
 //
 // n = n1·n2 with n2 = 256, over a cluster of C = n/2^12 blocks (4, 8, 16: 16 is beyond the portable
@@ -1570,6 +1664,9 @@ cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int in
 }
 
 // L2 PAIR (dft64_l2pair): where it serves, the lag D and the launch.
+#ifndef HEPA_DFT_L2SQ
+#define HEPA_DFT_L2SQ 1
+#endif
 #ifndef HEPA_DFT_L2P
 #define HEPA_DFT_L2P 1
 #endif
@@ -1581,7 +1678,11 @@ template <bool INV> const void *l2p_kernel(unsigned logn) {
     case 15:
         return (const void *)dft64_l2pair<15, INV>;
     case 16:
+#if HEPA_DFT_L2SQ
+        return (const void *)dft64_l2sq<INV>;
+#else
         return (const void *)dft64_l2pair<16, INV>;
+#endif
     default:
         return nullptr;
     }
