@@ -89,7 +89,7 @@ struct hepa_dft_plan {
     void *scratch;      // device: n·batch elements between the two passes (NULL for one pass)
     size_t elem;        // bytes per complex element: 16, 4 or 8
     unsigned stk;       // log2 n when the plan runs a Stockham kernel (dft_stockham64/_tc), else 0
-    unsigned l2p;       // log2 n when out-of-place executions run dft64_l2pair (L2 PAIR), else 0
+    unsigned l2p;       // log2 n when out-of-place executions run dft64_l2pair / _l2sq, else 0
     unsigned l2p_d;     // its lag D in vectors
     unsigned *ctr;      // its counters (batch + 2), zero between executions
 };
@@ -836,9 +836,9 @@ __global__ void __launch_bounds__(clu_shape<LOGN, LC>::THREADS,
 // cluster kernel (above) waits on its distributed-shared-memory stores. Here B reads vector v's
 // intermediate a short while after A wrote it, so it comes from L2 (50 MiB on an H100), and DRAM
 // sees about one read and one write of the batch.
-// Scheduling as in the NTT's TWO PASSES IN ONE LAUNCH (src/ntt/ntt_cuda.cu; signal_done and
-// wait_count are its): each block takes the next item from ctr[0]; the A items of vectors [0, D)
-// come first, then A(D + s) and B(s) for each s, then the B items of the last D vectors. B(v)
+// Scheduling as in the NTT's TWO PASSES IN ONE LAUNCH (src/ntt/ntt_cuda.cu), with the
+// helpers (device/grid_sync.cuh): each block takes the next item from ctr[0] in ITEM ORDER (A
+// items first, B items of vector v about D vectors' worth of items after its A items). B(v)
 // waits until ctr[2 + v] (v's finished A items) is 16; it only ever waits for items handed out
 // before its own, whose blocks are running: no deadlock whatever the residency. D (vectors) is
 // about one wave of blocks (l2p_setup). The last block to finish (ctr[1]) zeroes the counters:
@@ -866,25 +866,9 @@ __global__ void __launch_bounds__(l2p_shape<LOGN>::T)
     using sh = l2p_shape<LOGN>;
     constexpr unsigned N1 = sh::N1, T = sh::T, IA = sh::IA, IB = sh::IB, I = sh::I;
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    __shared__ unsigned s_item;
-    if (threadIdx.x == 0) s_item = atomicAdd(&ctr[0], 1u);
-    __syncthreads();
-    const unsigned it = s_item, t = threadIdx.x;
-    unsigned v, b;
-    bool second;
-    if (it < D * IA) { // the first D vectors' A items
-        second = false, v = it / IA, b = it % IA;
-    } else {
-        const unsigned u = it - D * IA, mid = (batch - D) * I;
-        if (u < mid) { // A(D + s), then B(s)
-            const unsigned s = u / I, r = u % I;
-            second = r >= IA;
-            v = second ? s : D + s;
-            b = second ? r - IA : r;
-        } else { // the last D vectors' B items
-            second = true, v = batch - D + (u - mid) / IB, b = (u - mid) % IB;
-        }
-    }
+    const unsigned t = threadIdx.x;
+    unsigned v, b, second;
+    item_order(take_item(&ctr[0]), batch, D, IA, IB, second, v, b);
     double2 *vec = out + ((size_t)v << LOGN);
     if (!second) {
         double2 x[sh::VPT];
@@ -907,14 +891,7 @@ __global__ void __launch_bounds__(l2p_shape<LOGN>::T)
         for (unsigned k2 = 0; k2 < 16; ++k2)
             vec[k1 + N1 * k2] = x[k2];
     }
-    __shared__ bool s_last;
-    __syncthreads();
-    if (t == 0) s_last = atomicAdd(&ctr[1], 1u) == batch * I - 1;
-    __syncthreads();
-    if (s_last) { // every other block has finished
-        for (unsigned i = t; i < batch + 2; i += T)
-            ctr[i] = 0;
-    }
+    finish_item(ctr, batch * I, batch + 2);
 }
 
 // L2 SQUARE (n = 2^16; -DHEPA_DFT_L2SQ=0 gives 2^16 back to dft64_l2pair): the launch, counters and
@@ -933,29 +910,13 @@ template <bool INV>
 __global__ void __launch_bounds__(256)
     dft64_l2sq(double2 *out, const double2 *in, const double2 *tw_n, const double2 *tw_n1,
                unsigned batch, unsigned D, unsigned *ctr) {
-    constexpr unsigned IA = 16, IB = 16, I = 32, LOGN = 16;
+    constexpr unsigned IA = 16, IB = 16, I = IA + IB, LOGN = 16;
     (void)tw_n1;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     double2 *sm = (double2 *)smem_raw;
-    __shared__ unsigned s_item;
-    if (threadIdx.x == 0) s_item = atomicAdd(&ctr[0], 1u);
-    __syncthreads();
-    const unsigned it = s_item, t = threadIdx.x, c = t & 15, j0 = t >> 4;
-    unsigned v, b;
-    bool second;
-    if (it < D * IA) {
-        second = false, v = it / IA, b = it % IA;
-    } else {
-        const unsigned u = it - D * IA, mid = (batch - D) * I;
-        if (u < mid) {
-            const unsigned s = u / I, r = u % I;
-            second = r >= IA;
-            v = second ? s : D + s;
-            b = second ? r - IA : r;
-        } else {
-            second = true, v = batch - D + (u - mid) / IB, b = (u - mid) % IB;
-        }
-    }
+    const unsigned t = threadIdx.x, c = t & 15, j0 = t >> 4;
+    unsigned v, b, second;
+    item_order(take_item(&ctr[0]), batch, D, IA, IB, second, v, b);
     double2 *vec = out + ((size_t)v << LOGN);
     double2 x[16];
     if (!second) {
@@ -1001,14 +962,7 @@ __global__ void __launch_bounds__(256)
         for (unsigned m0 = 0; m0 < 16; ++m0)
             dst[4096 * m0] = x[m0];
     }
-    __shared__ bool s_last;
-    __syncthreads();
-    if (t == 0) s_last = atomicAdd(&ctr[1], 1u) == batch * I - 1;
-    __syncthreads();
-    if (s_last) {
-        for (unsigned i = t; i < batch + 2; i += 256)
-            ctr[i] = 0;
-    }
+    finish_item(ctr, batch * I, batch + 2);
 }
 
 // ---- the FP16 / FP16X2 four-step pass over a thread-block cluster (one-pass plans of 2^14 ... 2^16)
@@ -1693,9 +1647,13 @@ size_t l2p_smem(unsigned logn) {
 unsigned l2p_threads(unsigned logn) {
     return (1u << (logn - 4)) / stk_vpt((int)logn - 4);
 }
+// items per vector
 unsigned l2p_items(unsigned logn) {
     return 16 + stk_vpt((int)logn - 4);
-} // per vector
+}
+// dft64_l2sq (2^16) launches with the shape these give for 2^16
+static_assert(l2p_shape<16>::T == 256 && l2p_shape<16>::I == 32 && l2p_shape<16>::N1 == 4096,
+              "dft64_l2sq: 256 threads, 16 + 16 items per vector, 64 KiB of shared memory");
 // Sets up both directions' kernels; the lag D: about HEPA_DFT_L2P_LAG / 2 waves of blocks, in
 // vectors, at least 1 and at most batch. False where the device cannot run them.
 bool l2p_setup(unsigned logn, size_t batch, unsigned *lag) {
