@@ -894,75 +894,105 @@ __global__ void __launch_bounds__(l2p_shape<LOGN>::T)
     finish_item(ctr, batch * I, batch + 2);
 }
 
-// L2 SQUARE (n = 2^16; -DHEPA_DFT_L2SQ=0 gives 2^16 back to dft64_l2pair): the launch, counters and
-// item order of L2 PAIR with n = 256·256, element p = 256·i1 + i2, output K = k1 + 256·k2. Both
-// item kinds do 16 adjacent DFT_256s of stride 256 (runs of 16 elements = 256 bytes): A (v, b) the
-// columns i2 = 16b + c of x, times w_n^(i2·k1), stored transposed at i2·256 + k1 of out; B (v, b)
-// the columns 16b + c of that, in place (the positions it reads are those it writes). Thread t: c =
-// t mod 16, j0 = t / 16; DFT_256 = DFT_16 over j1 (j = j0 + 16·j1), w_256^(j0·m1), one
-// shared-memory exchange, DFT_16 over j0; output k = m1 + 16·m0. Shared memory: stage 1 writes
-// m1·256 + t, stage 2 reads m1·256 + 16·j0 + c: consecutive lanes, consecutive 16-byte words, no
-// conflicts. Against L2 PAIR at 2^16 every global access comes in 256-byte runs (L2 PAIR's column
-// loads are 16-byte pieces at stride 256 bytes) and each item runs two radix-16 stages instead of
-// three plus a DFT_16. Same call on an H100 (dftprof fp64 16 20, two rounds, 1 GiB, GB/s):
-// 1652-1659 -> 2047-2055; test error 2.88e-16 (2.79e-16 before).
-template <bool INV>
+// L2 SQUARE (n = 2^14, 2^15, 2^16 = N1·N2 with N1, N2 = 128 or 256; -DHEPA_DFT_L2SQ=mask picks
+// the sizes, bit logn - 14: a cleared bit gives 2^15 / 2^16 back to dft64_l2pair and 2^14 to the
+// cluster kernel): the launch, counters and item order of L2 PAIR, element p = N2·i1 + i2, output
+// K = k1 + N1·k2. Both item kinds transform 4096 elements, C = 4096/M adjacent columns of size M
+// (l2sq_cols; runs of C >= 16 elements = 256 bytes in every global access): A (v, b), M = N1, the
+// columns i2 = C·b + c of x (stride N2), times w_n^(i2·k1), stored transposed at i2·N1 + k1 of
+// out; B (v, b), M = N2, the columns k1 = C·b + c of that (stride N1), stored at k1 + N1·k2, in
+// place (the positions it reads are those it writes). n/4096 items of each kind per vector.
+// Against L2 PAIR at 2^16 every global access comes in 256-byte runs (L2 PAIR's column loads are
+// 16-byte pieces at stride 256 bytes) and each item runs two radix-16 stages instead of three plus
+// a DFT_16. Same call on an H100 (dftprof fp64 16 20, two rounds, 1 GiB, GB/s): 1652-1659 ->
+// 2047-2055; test error 2.88e-16 (2.79e-16 before).
+//
+// l2sq_cols: 256 threads, C = 4096/M columns of M = 2^LM (128 or 256) elements, column c's element
+// j at src[j·S + c]. Thread t: c = t mod C, j0 = t / C < M/16; DFT_M = DFT_16 over j1 (j = j0 +
+// (M/16)·j1), w_M^(j0·m1), one shared-memory exchange, DFT_(M/16) over j0; output k = m1 + 16·m0.
+// Stage 2: thread t takes m1 = t / 16 and the H = 16/(M/16) columns c_h = t mod 16 + 16·h, so that
+// a warp's stores (16 columns, two adjacent m1) fill whole 32-byte sectors: with m1 = t / C at M =
+// 128 each sector got its halves from two warps, and 2^14 (128·128) measured 1290 GB/s. Shared
+// memory: stage 1 writes m1·256 + t, stage 2 reads m1·256 + C·j0 + c_h: a quarter-warp's 16-byte
+// words are consecutive, no conflicts. Afterwards x[h·M/16 + m0] = output m1 + 16·m0 of column
+// c_h.
+template <int LM, bool INV, bool LDG>
+__device__ __forceinline__ void l2sq_cols(double2 (&x)[16], double2 *sm, const double2 *src,
+                                          unsigned S, const double2 *tw_n, unsigned logn) {
+    constexpr unsigned M = 1u << LM, C = 4096 / M, M2 = M / 16, H = 16 / M2;
+    static_assert(LM == 7 || LM == 8, "columns of 128 or 256");
+    const unsigned t = threadIdx.x, c = t % C, j0 = t / C;
+    const double2 *p = src + (size_t)j0 * S + c;
+#pragma unroll
+    for (unsigned r = 0; r < 16; ++r)
+        x[r] = LDG ? __ldg(p + (size_t)r * M2 * S) : p[(size_t)r * M2 * S];
+    dft_r<16, INV>(x);                                    // x[m1]
+    stage_twiddles<16, INV>(x, tw_n, (j0 << logn) >> LM); // w_M^(j0·m1) = w_n^((n/M)·j0·m1)
+#pragma unroll
+    for (unsigned m1 = 0; m1 < 16; ++m1)
+        sm[m1 * 256 + t] = x[m1];
+    __syncthreads();
+    const unsigned m1 = t >> 4;
+#pragma unroll
+    for (unsigned h = 0; h < H; ++h) {
+#pragma unroll
+        for (unsigned q = 0; q < M2; ++q)
+            x[h * M2 + q] = sm[m1 * 256 + q * C + (t & 15) + 16 * h];
+        dft_r<M2, INV>(x + h * M2);
+    }
+}
+template <int LA, int LB> struct l2sq_shape { // n = N1·N2, N1 = 2^LA (A's DFT), N2 = 2^LB (B's)
+    static constexpr unsigned LOGN = LA + LB, N1 = 1u << LA, N2 = 1u << LB;
+    static constexpr unsigned CA = 4096 / N1, CB = 4096 / N2;
+    static constexpr unsigned IA = N2 / CA, IB = N1 / CB, I = IA + IB; // items per vector
+};
+template <int LA, int LB, bool INV>
 __global__ void __launch_bounds__(256)
     dft64_l2sq(double2 *out, const double2 *in, const double2 *tw_n, const double2 *tw_n1,
                unsigned batch, unsigned D, unsigned *ctr) {
-    constexpr unsigned IA = 16, IB = 16, I = IA + IB, LOGN = 16;
+    using sh = l2sq_shape<LA, LB>;
+    constexpr unsigned LOGN = sh::LOGN, N1 = sh::N1, N2 = sh::N2, IA = sh::IA, IB = sh::IB;
     (void)tw_n1;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     double2 *sm = (double2 *)smem_raw;
-    const unsigned t = threadIdx.x, c = t & 15, j0 = t >> 4;
+    const unsigned t = threadIdx.x;
     unsigned v, b, second;
     item_order(take_item(&ctr[0]), batch, D, IA, IB, second, v, b);
     double2 *vec = out + ((size_t)v << LOGN);
     double2 x[16];
     if (!second) {
-        const double2 *src = in + ((size_t)v << LOGN) + 16 * b + j0 * 256 + c;
+        constexpr unsigned C = sh::CA, M2 = N1 / 16, H = 16 / M2;
+        l2sq_cols<LA, INV, true>(x, sm, in + ((size_t)v << LOGN) + C * b, N2, tw_n, LOGN);
+        const unsigned m1 = t >> 4;
 #pragma unroll
-        for (unsigned r = 0; r < 16; ++r)
-            x[r] = __ldg(src + r * 4096);
-    } else {
-        if (t == 0) wait_count(ctr + 2 + v, IA);
-        __syncthreads();
-        const double2 *src = vec + 16 * b + j0 * 256 + c;
+        for (unsigned h = 0; h < H; ++h) {
+            const unsigned i2 = C * b + (t & 15) + 16 * h;
+            // w_n^(i2·(m1 + 16·m0)) = w_n^(i2·m1) · (w_n^(16·i2))^m0
+            stage_twiddles<M2, INV>(x + h * M2, tw_n, 16 * i2);
+            const double2 base = conj_if<INV>(__ldg(tw_n + i2 * m1));
+            double2 *dst = vec + (size_t)i2 * N1 + m1;
 #pragma unroll
-        for (unsigned r = 0; r < 16; ++r)
-            x[r] = src[r * 4096];
-    }
-    dft_r<16, INV>(x);                          // x[m1]
-    stage_twiddles<16, INV>(x, tw_n, 256 * j0); // w_256^(j0·m1) = w_n^(256·j0·m1)
-#pragma unroll
-    for (unsigned m1 = 0; m1 < 16; ++m1)
-        sm[m1 * 256 + t] = x[m1];
-    __syncthreads();
-    const unsigned m1 = j0; // stage 2: thread (m1, c)
-#pragma unroll
-    for (unsigned q = 0; q < 16; ++q)
-        x[q] = sm[m1 * 256 + q * 16 + c];
-    dft_r<16, INV>(x); // x[m0], k = m1 + 16·m0
-    if (!second) {
-        const unsigned i2 = 16 * b + c;
-        // w_n^(i2·(m1 + 16·m0)) = w_n^(i2·m1) · (w_n^(16·i2))^m0
-        stage_twiddles<16, INV>(x, tw_n, 16 * i2);
-        const double2 base = conj_if<INV>(__ldg(tw_n + i2 * m1));
-#pragma unroll
-        for (unsigned m0 = 0; m0 < 16; ++m0)
-            x[m0] = cmul(x[m0], base);
-        double2 *dst = vec + (size_t)i2 * 256 + m1;
-#pragma unroll
-        for (unsigned m0 = 0; m0 < 16; ++m0)
-            dst[16 * m0] = x[m0];
+            for (unsigned m0 = 0; m0 < M2; ++m0)
+                dst[16 * m0] = cmul(x[h * M2 + m0], base);
+        }
         signal_done(ctr + 2 + v);
     } else {
-        double2 *dst = vec + 16 * b + c + 256 * m1;
+        constexpr unsigned C = sh::CB, M2 = N2 / 16, H = 16 / M2;
+        if (t == 0) wait_count(ctr + 2 + v, IA);
+        __syncthreads();
+        // plain loads: written in this launch (not through the read-only path)
+        l2sq_cols<LB, INV, false>(x, sm, vec + C * b, N1, tw_n, LOGN);
+        const unsigned m1 = t >> 4;
 #pragma unroll
-        for (unsigned m0 = 0; m0 < 16; ++m0)
-            dst[4096 * m0] = x[m0];
+        for (unsigned h = 0; h < H; ++h) {
+            const unsigned k1 = C * b + (t & 15) + 16 * h;
+            double2 *dst = vec + k1 + (size_t)N1 * m1;
+#pragma unroll
+            for (unsigned m0 = 0; m0 < M2; ++m0)
+                dst[(size_t)N1 * 16 * m0] = x[h * M2 + m0];
+        }
     }
-    finish_item(ctr, batch * I, batch + 2);
+    finish_item(ctr, batch * sh::I, batch + 2);
 }
 
 // ---- the FP16 / FP16X2 four-step pass over a thread-block cluster (one-pass plans of 2^14 ... 2^16)
@@ -1617,9 +1647,9 @@ cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int in
                             st);
 }
 
-// L2 PAIR (dft64_l2pair): where it serves, the lag D and the launch.
-#ifndef HEPA_DFT_L2SQ
-#define HEPA_DFT_L2SQ 1
+// L2 PAIR (dft64_l2pair) and L2 SQUARE (dft64_l2sq): where they serve, the lag D and the launch.
+#ifndef HEPA_DFT_L2SQ // bit logn - 14: L2 SQUARE at 2^logn
+#define HEPA_DFT_L2SQ 7
 #endif
 #ifndef HEPA_DFT_L2P
 #define HEPA_DFT_L2P 1
@@ -1627,33 +1657,40 @@ cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int in
 #ifndef HEPA_DFT_L2P_LAG // D in halves of a wave of blocks (2: one wave)
 #define HEPA_DFT_L2P_LAG 2
 #endif
+bool l2sq_at(unsigned logn) {
+    return logn >= 14 && logn <= 16 && ((HEPA_DFT_L2SQ >> (logn - 14)) & 1);
+}
 template <bool INV> const void *l2p_kernel(unsigned logn) {
+    if (l2sq_at(logn)) switch (logn) {
+        case 14:
+            return (const void *)dft64_l2sq<7, 7, INV>;
+        case 15:
+            return (const void *)dft64_l2sq<8, 7, INV>;
+        default:
+            return (const void *)dft64_l2sq<8, 8, INV>;
+        }
     switch (logn) {
     case 15:
         return (const void *)dft64_l2pair<15, INV>;
     case 16:
-#if HEPA_DFT_L2SQ
-        return (const void *)dft64_l2sq<INV>;
-#else
         return (const void *)dft64_l2pair<16, INV>;
-#endif
     default:
         return nullptr;
     }
 }
+// L2 SQUARE: 256 threads, 64 KiB of shared memory, n/4096 items of each kind per vector
 size_t l2p_smem(unsigned logn) {
-    return ((size_t)1 << (logn - 4)) * sizeof(double2);
+    return l2sq_at(logn) ? 4096 * sizeof(double2) : ((size_t)1 << (logn - 4)) * sizeof(double2);
 }
 unsigned l2p_threads(unsigned logn) {
-    return (1u << (logn - 4)) / stk_vpt((int)logn - 4);
+    return l2sq_at(logn) ? 256 : (1u << (logn - 4)) / stk_vpt((int)logn - 4);
 }
 // items per vector
 unsigned l2p_items(unsigned logn) {
-    return 16 + stk_vpt((int)logn - 4);
+    return l2sq_at(logn) ? 2u << (logn - 12) : 16 + stk_vpt((int)logn - 4);
 }
-// dft64_l2sq (2^16) launches with the shape these give for 2^16
-static_assert(l2p_shape<16>::T == 256 && l2p_shape<16>::I == 32 && l2p_shape<16>::N1 == 4096,
-              "dft64_l2sq: 256 threads, 16 + 16 items per vector, 64 KiB of shared memory");
+static_assert(l2sq_shape<7, 7>::I == 8 && l2sq_shape<8, 7>::I == 16 && l2sq_shape<8, 8>::I == 32,
+              "l2p_items: L2 SQUARE's items per vector");
 // Sets up both directions' kernels; the lag D: about HEPA_DFT_L2P_LAG / 2 waves of blocks, in
 // vectors, at least 1 and at most batch. False where the device cannot run them.
 bool l2p_setup(unsigned logn, size_t batch, unsigned *lag) {
@@ -1817,12 +1854,14 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         for (unsigned s = 1; s < logn / 4; ++s) stage_tw += (size_t)1 << (4 * s + 4);
         if (se.cluster > 1) four_tw = n;
     }
-    // L2 PAIR: FP64 one-pass (cluster) plans of 2^15 and 2^16; their in-place executions keep the
-    // cluster kernel. w_n1 follows the w_n table. Items per launch must fit an unsigned.
+    // L2 PAIR / L2 SQUARE: FP64 one-pass (cluster) plans of 2^14 ... 2^16; their in-place
+    // executions keep the cluster kernel. L2 PAIR's w_n1 follows the w_n table. Items per launch
+    // must fit an unsigned.
     unsigned l2p_d = 0;
-    const bool l2p = HEPA_DFT_L2P && use_stk && mode == HEPA_DFT_FP64 && logn >= 15 && logn <= 16 &&
+    const bool l2p = HEPA_DFT_L2P && use_stk && mode == HEPA_DFT_FP64 &&
+                     (logn == 15 || logn == 16 || l2sq_at(logn)) &&
                      batch * l2p_items(logn) < ((size_t)1 << 31) && l2p_setup(logn, batch, &l2p_d);
-    if (l2p) sizes[ntab++] = n >> 4;
+    if (l2p && !l2sq_at(logn)) sizes[ntab++] = n >> 4; // L2 PAIR's w_n1
     size_t total_tw = stage_tw + four_tw;
     for (size_t i = 0; i < ntab; ++i) total_tw += sizes[i];
     unsigned char *h = (unsigned char *)malloc(total_tw * wsz);
