@@ -910,13 +910,27 @@ __global__ void __launch_bounds__(l2p_shape<LOGN>::T)
 // l2sq_cols: 256 threads, C = 4096/M columns of M = 2^LM (128 or 256) elements, column c's element
 // j at src[j·S + c]. Thread t: c = t mod C, j0 = t / C < M/16; DFT_M = DFT_16 over j1 (j = j0 +
 // (M/16)·j1), w_M^(j0·m1), one shared-memory exchange, DFT_(M/16) over j0; output k = m1 + 16·m0.
-// Stage 2: thread t takes m1 = t / 16 and the H = 16/(M/16) columns c_h = t mod 16 + 16·h, so that
-// a warp's stores (16 columns, two adjacent m1) fill whole 32-byte sectors: with m1 = t / C at M =
-// 128 each sector got its halves from two warps, and 2^14 (128·128) measured 1290 GB/s. Shared
-// memory: stage 1 writes m1·256 + t, stage 2 reads m1·256 + C·j0 + c_h: a quarter-warp's 16-byte
-// words are consecutive, no conflicts. Afterwards x[h·M/16 + m0] = output m1 + 16·m0 of column
-// c_h.
-template <int LM, bool INV, bool LDG>
+// Stage 2, MF = false (B items): thread t takes m1 = t / 16 and the H = 16/(M/16) columns c_h =
+// t mod 16 + 16·h, so that a warp's stores to k1 + N1·k (16 columns, two adjacent m1) come in
+// 256-byte runs; with m1 = t / C at M = 128 each 32-byte sector got its halves from two warps, and
+// 2^14 (128·128) measured 1290 GB/s. MF = true (A items): m1 = t mod 16, c_h = t / 16 + 16·h, so
+// that the stores to i2·N1 + k (16 consecutive k = m1 + 16·m0) come in 256-byte runs too, and the
+// twiddles w_n^(i2·k) are one run or one broadcast per half-warp; with the B mapping each A store
+// instruction wrote 16 single sectors (ncu, 2^16: 36 M L2 write requests for 67 M sectors, the L2
+// fabric 90% busy). Shared memory: element (m1, j) at m1·256 + (j ^ m1), j = C·j0 + c: stage 1
+// (a quarter-warp: 8 consecutive j, one m1) and stage 2 (8 consecutive c, or 8 consecutive m1)
+// both touch 8 different 16-byte bank groups. Afterwards x[h·M/16 + m0] = output m1 + 16·m0 of
+// column c_h.
+#ifndef HEPA_DFT_L2SQ_MF // 0: A items use the B mapping (for A/Bs)
+#define HEPA_DFT_L2SQ_MF 1
+#endif
+template <bool MF> __device__ __forceinline__ unsigned l2sq_m1(unsigned t) {
+    return MF ? t & 15 : t >> 4;
+}
+template <bool MF> __device__ __forceinline__ unsigned l2sq_col(unsigned t, unsigned h) {
+    return (MF ? t >> 4 : t & 15) + 16 * h;
+}
+template <int LM, bool INV, bool LDG, bool MF>
 __device__ __forceinline__ void l2sq_cols(double2 (&x)[16], double2 *sm, const double2 *src,
                                           unsigned S, const double2 *tw_n, unsigned logn) {
     constexpr unsigned M = 1u << LM, C = 4096 / M, M2 = M / 16, H = 16 / M2;
@@ -930,14 +944,14 @@ __device__ __forceinline__ void l2sq_cols(double2 (&x)[16], double2 *sm, const d
     stage_twiddles<16, INV>(x, tw_n, (j0 << logn) >> LM); // w_M^(j0·m1) = w_n^((n/M)·j0·m1)
 #pragma unroll
     for (unsigned m1 = 0; m1 < 16; ++m1)
-        sm[m1 * 256 + t] = x[m1];
+        sm[m1 * 256 + (t ^ m1)] = x[m1];
     __syncthreads();
-    const unsigned m1 = t >> 4;
+    const unsigned m1 = l2sq_m1<MF>(t);
 #pragma unroll
     for (unsigned h = 0; h < H; ++h) {
 #pragma unroll
         for (unsigned q = 0; q < M2; ++q)
-            x[h * M2 + q] = sm[m1 * 256 + q * C + (t & 15) + 16 * h];
+            x[h * M2 + q] = sm[m1 * 256 + ((q * C + l2sq_col<MF>(t, h)) ^ m1)];
         dft_r<M2, INV>(x + h * M2);
     }
 }
@@ -962,11 +976,12 @@ __global__ void __launch_bounds__(256)
     double2 x[16];
     if (!second) {
         constexpr unsigned C = sh::CA, M2 = N1 / 16, H = 16 / M2;
-        l2sq_cols<LA, INV, true>(x, sm, in + ((size_t)v << LOGN) + C * b, N2, tw_n, LOGN);
-        const unsigned m1 = t >> 4;
+        constexpr bool MF = HEPA_DFT_L2SQ_MF;
+        l2sq_cols<LA, INV, true, MF>(x, sm, in + ((size_t)v << LOGN) + C * b, N2, tw_n, LOGN);
+        const unsigned m1 = l2sq_m1<MF>(t);
 #pragma unroll
         for (unsigned h = 0; h < H; ++h) {
-            const unsigned i2 = C * b + (t & 15) + 16 * h;
+            const unsigned i2 = C * b + l2sq_col<MF>(t, h);
             // w_n^(i2·(m1 + 16·m0)) = w_n^(i2·m1) · (w_n^(16·i2))^m0
             stage_twiddles<M2, INV>(x + h * M2, tw_n, 16 * i2);
             const double2 base = conj_if<INV>(__ldg(tw_n + i2 * m1));
@@ -981,11 +996,11 @@ __global__ void __launch_bounds__(256)
         if (t == 0) wait_count(ctr + 2 + v, IA);
         __syncthreads();
         // plain loads: written in this launch (not through the read-only path)
-        l2sq_cols<LB, INV, false>(x, sm, vec + C * b, N1, tw_n, LOGN);
-        const unsigned m1 = t >> 4;
+        l2sq_cols<LB, INV, false, false>(x, sm, vec + C * b, N1, tw_n, LOGN);
+        const unsigned m1 = l2sq_m1<false>(t);
 #pragma unroll
         for (unsigned h = 0; h < H; ++h) {
-            const unsigned k1 = C * b + (t & 15) + 16 * h;
+            const unsigned k1 = C * b + l2sq_col<false>(t, h);
             double2 *dst = vec + k1 + (size_t)N1 * m1;
 #pragma unroll
             for (unsigned m0 = 0; m0 < M2; ++m0)
