@@ -921,6 +921,12 @@ __global__ void __launch_bounds__(l2p_shape<LOGN>::T)
 // (a quarter-warp: 8 consecutive j, one m1) and stage 2 (8 consecutive c, or 8 consecutive m1)
 // both touch 8 different 16-byte bank groups. Afterwards x[h·M/16 + m0] = output m1 + 16·m0 of
 // column c_h.
+// A items' twiddle w_n^(i2·m1) comes from a table tw_a[i2·16 + m1] (N2·16 entries after the w_n
+// table): a half-warp (16 consecutive m1, one i2) reads one 256-byte run, where tw_n + i2·m1 was
+// 16 sectors.
+#ifndef HEPA_DFT_L2SQ_TWA
+#define HEPA_DFT_L2SQ_TWA 1
+#endif
 #ifndef HEPA_DFT_L2SQ_MF // 0: A items use the B mapping (for A/Bs)
 #define HEPA_DFT_L2SQ_MF 1
 #endif
@@ -962,11 +968,10 @@ template <int LA, int LB> struct l2sq_shape { // n = N1·N2, N1 = 2^LA (A's DFT)
 };
 template <int LA, int LB, bool INV>
 __global__ void __launch_bounds__(256)
-    dft64_l2sq(double2 *out, const double2 *in, const double2 *tw_n, const double2 *tw_n1,
+    dft64_l2sq(double2 *out, const double2 *in, const double2 *tw_n, const double2 *tw_a,
                unsigned batch, unsigned D, unsigned *ctr) {
     using sh = l2sq_shape<LA, LB>;
     constexpr unsigned LOGN = sh::LOGN, N1 = sh::N1, N2 = sh::N2, IA = sh::IA, IB = sh::IB;
-    (void)tw_n1;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     double2 *sm = (double2 *)smem_raw;
     const unsigned t = threadIdx.x;
@@ -984,7 +989,12 @@ __global__ void __launch_bounds__(256)
             const unsigned i2 = C * b + l2sq_col<MF>(t, h);
             // w_n^(i2·(m1 + 16·m0)) = w_n^(i2·m1) · (w_n^(16·i2))^m0
             stage_twiddles<M2, INV>(x + h * M2, tw_n, 16 * i2);
+#if HEPA_DFT_L2SQ_TWA
+            const double2 base = conj_if<INV>(__ldg(tw_a + i2 * 16 + m1));
+#else
+            (void)tw_a;
             const double2 base = conj_if<INV>(__ldg(tw_n + i2 * m1));
+#endif
             double2 *dst = vec + (size_t)i2 * N1 + m1;
 #pragma unroll
             for (unsigned m0 = 0; m0 < M2; ++m0)
@@ -1675,6 +1685,10 @@ cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int in
 bool l2sq_at(unsigned logn) {
     return logn >= 14 && logn <= 16 && ((HEPA_DFT_L2SQ >> (logn - 14)) & 1);
 }
+// log2 N1 (A items' DFT size) of L2 SQUARE at 2^logn, as l2p_kernel picks it
+unsigned l2sq_la(unsigned logn) {
+    return logn == 14 ? 7 : 8;
+}
 template <bool INV> const void *l2p_kernel(unsigned logn) {
     if (l2sq_at(logn)) switch (logn) {
         case 14:
@@ -1734,6 +1748,7 @@ bool l2p_setup(unsigned logn, size_t batch, unsigned *lag) {
 cudaError_t launch_l2p(const hepa_dft_plan *p, void *out, const void *in, int inverse,
                        cudaStream_t st) {
     const unsigned lg = p->l2p, batch = (unsigned)p->batch, D = p->l2p_d;
+    // the table after w_n: L2 PAIR's w_n1 or L2 SQUARE's tw_a
     const void *tw_n = p->tw, *tw_n1 = (const double2 *)p->tw + p->n;
     unsigned *ctr = p->ctr;
     void *args[] = {&out,           (void *)&in, (void *)&tw_n, (void *)&tw_n1,
@@ -1877,7 +1892,9 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
                      (logn == 15 || logn == 16 || l2sq_at(logn)) &&
                      batch * l2p_items(logn) < ((size_t)1 << 31) && l2p_setup(logn, batch, &l2p_d);
     if (l2p && !l2sq_at(logn)) sizes[ntab++] = n >> 4; // L2 PAIR's w_n1
-    size_t total_tw = stage_tw + four_tw;
+    // L2 SQUARE's tw_a[i2·16 + m1] = w_n^(i2·m1), i2 < N2 (FP64 only: right after w_n)
+    const size_t sq_tw = l2p && l2sq_at(logn) ? (n >> l2sq_la(logn)) * 16 : 0;
+    size_t total_tw = stage_tw + four_tw + sq_tw;
     for (size_t i = 0; i < ntab; ++i) total_tw += sizes[i];
     unsigned char *h = (unsigned char *)malloc(total_tw * wsz);
     if (!h) {
@@ -1894,6 +1911,10 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
             else
                 ((float2 *)h)[at] = make_float2((float)co, (float)-si);
         }
+    for (size_t e = 0; e < sq_tw; ++e, ++at) {
+        hepa_root_ld((e >> 4) * (e & 15), n, &co, &si);
+        ((double2 *)h)[at] = make_double2((double)co, (double)-si);
+    }
     for (unsigned s = 1; stage_tw && s < logn / 4; ++s) {
         const size_t ns = (size_t)1 << (4 * s);
         for (size_t j = 0; j < ns; ++j)
