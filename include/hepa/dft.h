@@ -29,11 +29,12 @@
  * than 264 vectors take the four-step route from n = 2^13 (FP64) and 2^14 (FP16X2) so that one
  * vector spreads over many blocks. On GPUs with thread-block clusters (sm_90), plans of 2^14 ...
  * 2^16 (FP16: 2^15, 2^16) whose batch holds more than 2^16 elements run one pass, a vector per
- * cluster (FP16X2 2^14 too, in place of its one-block pass); FP64 plans of 2^15 and 2^16 there
- * run out-of-place executions as both passes of a four-step in one launch, the intermediate
- * staying in L2 (one read and one write of the batch from DRAM).
+ * cluster (FP16X2 2^14 too, in place of its one-block pass); FP64 plans of 2^14 ... 2^16 there
+ * run both passes of a four-step in one launch instead, the intermediate staying in L2 (one read
+ * and one write of the batch from DRAM); in place, through a ring of about 16 MiB that the plan
+ * allocates (a few percent slower than out of place).
  * Speed (H100, 1 GiB batches, bench/results/): 0.54-1.00x cuFFT's for n = 2^10 ... 2^13;
- * from 2^14 FP16 1.17-1.41x, FP16X2 0.58-0.95x, FP64 1.14-1.40x.
+ * from 2^14 FP16 1.17-1.41x, FP16X2 0.58-0.95x, FP64 1.38-1.49x.
  * Under compute-sanitizer memcheck, set HEPA_DFT_THREAD_COPY=1 before creating FP16/FP16X2 plans
  * of 2^14 ... 2^16: memcheck (2025.3.1) rejects the bulk copies between the blocks of a cluster
  * (and the results then come out wrong); this moves the same bytes by thread stores, about 2x
@@ -95,8 +96,9 @@ HEPA_API HEPA_NODISCARD hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **
 HEPA_API int _hepa_dft_plan_passes(const hepa_dft_plan *plan);
 
 /* d_out = DFT of d_in (both device, 16-byte aligned, n·batch elements of the plan's type;
- * d_out == d_in allowed, other overlaps not), forward (inverse = 0) or inverse, enqueued on `stream` (a cudaStream_t; NULL = the
- * default stream). The plan's scratch makes concurrent executions of one plan unsafe.
+ * d_out == d_in allowed, other overlaps not), forward (inverse = 0) or inverse, enqueued on
+ * `stream` (a cudaStream_t; NULL = the default stream). The plan's scratch (and counters) make
+ * concurrent executions of one plan unsafe.
  * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, host memory, misaligned), HEPA_ERR_DEVICE. */
 HEPA_API HEPA_NODISCARD hepa_status hepa_dft_exec(const hepa_dft_plan *plan, void *d_out,
                                                    const void *d_in, int inverse, void *stream);

@@ -7,8 +7,8 @@
 //     per thread-block cluster: FP64 dft_stockham64_cluster, FP16X2 and FP16 from 2^15
 //     dft_cluster_tc, a four-step split whose two halves exchange through distributed shared
 //     memory.)
-//     FP64 2^15 and 2^16 out of place: dft64_l2pair (2^15) and dft64_l2sq (2^16), both passes
-//     of a four-step in one launch with the intermediate in L2 (L2 PAIR, L2 SQUARE below).
+//     FP64 2^14 ... 2^16: dft64_l2sq instead, both passes of a four-step in one launch with the
+//     intermediate in L2 (L2 SQUARE below).
 //     From 2^4 to 2^13 (FP16: 2^14) that is a register-resident Stockham kernel
 //     (dft_stockham64, dft_stockham_tc below: global memory straight into registers, one
 //     shared-memory round trip per stage boundary; 2-3x faster than dft_pass, which loads the
@@ -89,9 +89,11 @@ struct hepa_dft_plan {
     void *scratch;      // device: n·batch elements between the two passes (NULL for one pass)
     size_t elem;        // bytes per complex element: 16, 4 or 8
     unsigned stk;       // log2 n when the plan runs a Stockham kernel (dft_stockham64/_tc), else 0
-    unsigned l2p;       // log2 n when out-of-place executions run dft64_l2pair / _l2sq, else 0
-    unsigned l2p_d;     // its lag D in vectors
-    unsigned *ctr;      // its counters (batch + 2), zero between executions
+    unsigned l2sq;      // log2 n when the plan runs dft64_l2sq, else 0
+    unsigned l2sq_d;    // its lag D in vectors
+    unsigned l2sq_r;    // its ring's slots (in-place executions)
+    unsigned *ctr;      // its counters (2·batch + 2), zero between executions
+    void *ring;         // its ring: l2sq_r vectors
 };
 
 namespace {
@@ -425,9 +427,8 @@ template <int VPT> __device__ __forceinline__ unsigned stk_swv(unsigned p) {
 }
 
 // One stage of radix R on the thread's groups (v[u·R + r] = input r of group t + u·T), reading
-// from shared memory (FIRST: from global, element e at src[e·IS]), writing to shared memory
-// (LAST: to global).
-template <int LOGN, int VPT, int R, unsigned NS, bool INV, bool FIRST, bool LAST, unsigned IS>
+// from shared memory (FIRST: from global), writing to shared memory (LAST: to global).
+template <int LOGN, int VPT, int R, unsigned NS, bool INV, bool FIRST, bool LAST>
 __device__ __forceinline__ void stk_stage(double2 (&v)[VPT], double2 *sm, const double2 *src,
                                           double2 *dst, const double2 *tw, unsigned t, bool live) {
     constexpr unsigned N = 1u << LOGN, T = N / VPT, U = VPT / R, NR = N / R;
@@ -437,7 +438,7 @@ __device__ __forceinline__ void stk_stage(double2 (&v)[VPT], double2 *sm, const 
             for (unsigned u = 0; u < U; ++u)
 #pragma unroll
                 for (unsigned r = 0; r < R; ++r)
-                    v[u * R + r] = __ldg(src + (size_t)(t + u * T + r * NR) * IS);
+                    v[u * R + r] = __ldg(src + t + u * T + r * NR);
         }
     } else {
 #pragma unroll
@@ -471,8 +472,7 @@ __device__ __forceinline__ void stk_stage(double2 (&v)[VPT], double2 *sm, const 
     }
 }
 
-// IS: the input's element stride (dft64_l2pair's columns: 16).
-template <int LOGN, int VPT, bool INV, int S, unsigned IS = 1>
+template <int LOGN, int VPT, bool INV, int S>
 __device__ __forceinline__ void stk_stages(double2 (&v)[VPT], double2 *sm, const double2 *src,
                                            double2 *dst, const double2 *tw, unsigned t, bool live) {
     constexpr int LV = VPT == 16 ? 4 : 3; // log2 VPT
@@ -480,8 +480,8 @@ __device__ __forceinline__ void stk_stages(double2 (&v)[VPT], double2 *sm, const
     if constexpr (S < NSTAGE) {
         constexpr int R = S < SV ? VPT : 1 << LR;
         constexpr unsigned NS = 1u << (LV * S);
-        stk_stage<LOGN, VPT, R, NS, INV, S == 0, S == NSTAGE - 1, IS>(v, sm, src, dst, tw, t, live);
-        stk_stages<LOGN, VPT, INV, S + 1, IS>(v, sm, src, dst, tw, t, live);
+        stk_stage<LOGN, VPT, R, NS, INV, S == 0, S == NSTAGE - 1>(v, sm, src, dst, tw, t, live);
+        stk_stages<LOGN, VPT, INV, S + 1>(v, sm, src, dst, tw, t, live);
     }
 }
 
@@ -821,91 +821,51 @@ __global__ void __launch_bounds__(clu_shape<LOGN, LC>::THREADS,
 #endif
 }
 
-// ---- FP64 2^15 and 2^16, out of place: a four-step in one launch, the intermediate through L2
+// ---- FP64 2^14 ... 2^16: a four-step in one launch, the intermediate through L2 (L2 SQUARE)
 //
-// L2 PAIR. n = n1·16 (n1 = 2^11, 2^12), element p = 16·i1 + i2, output K = k1 + n1·k2:
-//   X[K] = Σ_i2 w_16^(i2·k2) · w_n^(i2·k1) · Σ_i1 w_n1^(i1·k1) · x[16·i1 + i2].
-// Item A (v, i2), 16 per vector: the Stockham DFT of size n1 (dft_stockham64's stages) of column
-// i2 of vector v (stride 16, read with __ldg), written contiguously to out[v·n + i2·n1 + k1].
-// Item B (v, b), VPT per vector (the n1 kernel's values per thread): thread t takes k1 = b·T + t,
-// reads out[v·n + i2·n1 + k1] for i2 < 16, multiplies by w_n^(i2·k1) (STAGE TWIDDLES), runs a
-// DFT_16 in registers and writes out[v·n + k1 + n1·k2]: the same positions it read (in place
-// within the item), so the intermediate needs no buffer of its own; hence out != in only.
-// Why: cuFFT's double plans of 2^15 and 2^16 are two launches of a pass each, about 88% of the
-// DRAM rate each (ncu), so about 1470 GB/s counted as one read + one write; our one-pass
-// cluster kernel (above) waits on its distributed-shared-memory stores. Here B reads vector v's
-// intermediate a short while after A wrote it, so it comes from L2 (50 MiB on an H100), and DRAM
-// sees about one read and one write of the batch.
-// Scheduling as in the NTT's TWO PASSES IN ONE LAUNCH (src/ntt/ntt_cuda.cu), with the
-// helpers (device/grid_sync.cuh): each block takes the next item from ctr[0] in ITEM ORDER (A
-// items first, B items of vector v about D vectors' worth of items after its A items). B(v)
-// waits until ctr[2 + v] (v's finished A items) is 16; it only ever waits for items handed out
-// before its own, whose blocks are running: no deadlock whatever the residency. D (vectors) is
-// about one wave of blocks (l2p_setup). The last block to finish (ctr[1]) zeroes the counters:
-// they are zero when a launch starts (the plan zeroes them at creation), and concurrent
-// executions of one plan are not allowed (hepa/dft.h).
-// Measured on an H100 (bench/experiments/dft_profile.c, forward, 1 GiB batches, GB/s as one read
-// + one write, same calls): against the cluster kernel 2^16 1219 -> 1657, 2^15 1576 -> 1686; at
-// 2^14 (n1 = 2^10, eight values per thread) 1989 -> 1630, so 2^14 keeps the cluster kernel. ncu at
-// 2^16: DRAM read 1.075 GB and wrote 1.064 GB for the 1.07 GB batch (the intermediate never left
-// L2); the kernel is latency-bound (16 warps per SM at 128 registers, issue slots 18% busy,
-// barrier and long-scoreboard stalls first). Lag D of half a wave: 1504-1612 GB/s, two waves
-// 1398-1572. The other orientation (A: DFT_16 columns from DRAM into a ring of D + 2 vectors, B:
-// size-n1 rows from the ring with stride-16 stores, in place allowed) measured 966-1077 GB/s.
-template <int LOGN> struct l2p_shape {
-    static constexpr int L1 = LOGN - 4, VPT = stk_vpt(LOGN - 4);
-    static constexpr unsigned N1 = 1u << L1, T = N1 / VPT;    // threads per block
-    static constexpr unsigned IA = 16, IB = VPT, I = IA + IB; // items per vector
-};
-// (ptxas: 128 registers, no spills, 16 warps per SM at 2^15 and 2^16. Asking for three 256-thread
-// blocks per SM at 2^16 (80 registers, 160-240 bytes of spills) measured 1657 -> 1020 GB/s.)
-template <int LOGN, bool INV>
-__global__ void __launch_bounds__(l2p_shape<LOGN>::T)
-    dft64_l2pair(double2 *out, const double2 *in, const double2 *tw_n, const double2 *tw_n1,
-                 unsigned batch, unsigned D, unsigned *ctr) {
-    using sh = l2p_shape<LOGN>;
-    constexpr unsigned N1 = sh::N1, T = sh::T, IA = sh::IA, IB = sh::IB, I = sh::I;
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    const unsigned t = threadIdx.x;
-    unsigned v, b, second;
-    item_order(take_item(&ctr[0]), batch, D, IA, IB, second, v, b);
-    double2 *vec = out + ((size_t)v << LOGN);
-    if (!second) {
-        double2 x[sh::VPT];
-        stk_stages<sh::L1, sh::VPT, INV, 0, 16>(x, (double2 *)smem_raw,
-                                                in + ((size_t)v << LOGN) + b, vec + (size_t)b * N1,
-                                                tw_n1, t, true);
-        signal_done(ctr + 2 + v);
-    } else {
-        if (t == 0) wait_count(ctr + 2 + v, IA);
-        __syncthreads();
-        const unsigned k1 = b * T + t;
-        double2 x[16];
-        // plain loads: written in this launch (not through the read-only path)
-#pragma unroll
-        for (unsigned i2 = 0; i2 < 16; ++i2)
-            x[i2] = vec[i2 * N1 + k1];
-        stage_twiddles<16, INV>(x, tw_n, k1);
-        dft_r<16, INV>(x);
-#pragma unroll
-        for (unsigned k2 = 0; k2 < 16; ++k2)
-            vec[k1 + N1 * k2] = x[k2];
-    }
-    finish_item(ctr, batch * I, batch + 2);
-}
-
-// L2 SQUARE (n = 2^14, 2^15, 2^16 = N1·N2 with N1, N2 = 128 or 256; -DHEPA_DFT_L2SQ=mask picks
-// the sizes, bit logn - 14: a cleared bit gives 2^15 / 2^16 back to dft64_l2pair and 2^14 to the
-// cluster kernel): the launch, counters and item order of L2 PAIR, element p = N2·i1 + i2, output
-// K = k1 + N1·k2. Both item kinds transform 4096 elements, C = 4096/M adjacent columns of size M
-// (l2sq_cols; runs of C >= 16 elements = 256 bytes in every global access): A (v, b), M = N1, the
-// columns i2 = C·b + c of x (stride N2), times w_n^(i2·k1), stored transposed at i2·N1 + k1 of
-// out; B (v, b), M = N2, the columns k1 = C·b + c of that (stride N1), stored at k1 + N1·k2, in
-// place (the positions it reads are those it writes). n/4096 items of each kind per vector.
-// Against L2 PAIR at 2^16 every global access comes in 256-byte runs (L2 PAIR's column loads are
-// 16-byte pieces at stride 256 bytes) and each item runs two radix-16 stages instead of three plus
-// a DFT_16. Same call on an H100 (dftprof fp64 16 20, two rounds, 1 GiB, GB/s): 1652-1659 ->
-// 2047-2055; test error 2.88e-16 (2.79e-16 before).
+// n = N1·N2 (N1, N2 = 128 or 256: 2^14 = 128·128, 2^15 = 256·128, 2^16 = 256·256), element
+// p = N2·i1 + i2, output K = k1 + N1·k2:
+//   X[K] = Σ_i2 w_N2^(i2·k2) · w_n^(i2·k1) · Σ_i1 w_N1^(i1·k1) · x[N2·i1 + i2].
+// Both item kinds transform 4096 elements, C = 4096/M adjacent columns of size M (l2sq_cols), so
+// every global access comes in runs of >= 16 elements (256 bytes); n/4096 items of each kind per
+// vector:
+//   A (v, b), M = N1: the columns i2 = C·b + c of x (stride N2), times w_n^(i2·k1), stored
+//     transposed at i2·N1 + k1 of the intermediate mid(v);
+//   B (v, b), M = N2: the columns k1 = C·b + c of mid(v) (stride N1), stored at k1 + N1·k2 of
+//     out's vector v.
+// mid(v) is out's vector v itself out of place (B then writes the positions it read), and slot
+// v mod R of a ring of R vectors in place (A(v) must not overwrite in's vector v while other A
+// items of v still read it); see RING below.
+// Why: cuFFT's double plans of 2^14 ... 2^16 are two launches of a pass each, about 88% of the
+// DRAM rate each (ncu), about 1470-1580 GB/s counted as one read + one write. Here B reads vector
+// v's intermediate a short while after A wrote it, so it comes from L2 (50 MiB on an H100), and
+// DRAM sees one read and one write of the batch (ncu at 2^16: 1.07 GB each for the 1.07 GB batch).
+// Scheduling as in the NTT's TWO PASSES IN ONE LAUNCH (src/ntt/ntt_cuda.cu), with the helpers of
+// device/grid_sync.cuh: each block takes the next item from ctr[0] in ITEM ORDER (A items first, B
+// items of vector v about D vectors' worth of items after its A items). B(v) waits until ctr[2 + v]
+// (v's finished A items) is n/4096; it only ever waits for items handed out before its own, whose
+// blocks are running: no deadlock whatever the residency. D (vectors) is about one wave of blocks
+// (l2sq_setup; half a wave and two waves measured slower). The last block to finish (ctr[1]) zeroes
+// the counters: they are zero when a launch starts (the plan zeroes them at creation), and
+// concurrent executions of one plan are not allowed (hepa/dft.h).
+// RING: A(v) stores into slot v mod R once B(v - R) has read it (ctr[2 + batch + v - R] = n/4096:
+// each B item counts itself done right after its loads, at l2sq_cols's exchange barrier). B(v - R)
+// is handed out before A(v) when R > D, so again no deadlock; R = 2D (at most the batch) leaves a
+// wave of slack, about 16 MiB at every n. A B item drops the ring lines it has read from L2
+// (discard.global.L2, no write-back): without that, DRAM wrote 1.97 GB for the 1.07 GB batch at
+// 2^16 (ncu) and in place ran 1978-1997 GB/s at 2^14 ... 2^16, with it 1.06 GB and 2053-2076.
+// R = 1.5D: 1678-2148, 3D: 1892-1918 (before the discard). Out of place the ring measured
+// 2057-2073 against 2169-2190 with the intermediate in out, so it serves in place only.
+// Limit: ncu at 2^16 puts the L2 fabric between the H100's two L2 partitions (lts__throughput,
+// ltcfabric2ltc cycles) at 94% busy; the intermediate's store and load double the L2 traffic of a
+// one-pass kernel. The kernel is otherwise latency-bound (16 warps per SM at 120-126 registers,
+// issue slots 19% busy, barrier stalls first).
+// Measured on an H100 (bench/experiments/dft_profile.c, forward, out of place, 1 GiB batches, GB/s
+// as one read + one write, same calls), against what ran before: 2^14 1985-1991 (cluster kernel)
+// -> 2194-2201, 2^15 1678-1685 (L2 PAIR: n = 16·n1, A a Stockham DFT_n1 on stride-16 columns, B a
+// DFT_16 per thread) -> 2192-2193, 2^16 1652-1659 (L2 PAIR) -> 2183-2189; three blocks per SM
+// (80 registers, spills) and the other orientation (DFT_16 columns first) measured slower for
+// L2 PAIR (bench/results/2026-11-24-h100-dft-fp64-l2pair-910cf5d.md).
 //
 // l2sq_cols: 256 threads, C = 4096/M columns of M = 2^LM (128 or 256) elements, column c's element
 // j at src[j·S + c]. Thread t: c = t mod C, j0 = t / C < M/16; DFT_M = DFT_16 over j1 (j = j0 +
@@ -916,19 +876,14 @@ __global__ void __launch_bounds__(l2p_shape<LOGN>::T)
 // 2^14 (128·128) measured 1290 GB/s. MF = true (A items): m1 = t mod 16, c_h = t / 16 + 16·h, so
 // that the stores to i2·N1 + k (16 consecutive k = m1 + 16·m0) come in 256-byte runs too, and the
 // twiddles w_n^(i2·k) are one run or one broadcast per half-warp; with the B mapping each A store
-// instruction wrote 16 single sectors (ncu, 2^16: 36 M L2 write requests for 67 M sectors, the L2
-// fabric 90% busy). Shared memory: element (m1, j) at m1·256 + (j ^ m1), j = C·j0 + c: stage 1
-// (a quarter-warp: 8 consecutive j, one m1) and stage 2 (8 consecutive c, or 8 consecutive m1)
-// both touch 8 different 16-byte bank groups. Afterwards x[h·M/16 + m0] = output m1 + 16·m0 of
-// column c_h.
-// A items' twiddle w_n^(i2·m1) comes from a table tw_a[i2·16 + m1] (N2·16 entries after the w_n
-// table): a half-warp (16 consecutive m1, one i2) reads one 256-byte run, where tw_n + i2·m1 was
-// 16 sectors.
-#ifndef HEPA_DFT_L2SQ_TWA
-#define HEPA_DFT_L2SQ_TWA 1
-#endif
-#ifndef HEPA_DFT_L2SQ_MF // 0: A items use the B mapping (for A/Bs)
-#define HEPA_DFT_L2SQ_MF 1
+// instruction wrote 16 single sectors (ncu, 2^16: 36 M L2 write requests for 67 M sectors; 2^14
+// ... 2^16 measured 2033-2045 -> 2154-2180 GB/s). Shared memory: element (m1, j) at m1·256 +
+// (j ^ m1), j = C·j0 + c: stage 1 (a quarter-warp: 8 consecutive j, one m1) and stage 2 (8
+// consecutive c, or 8 consecutive m1) both touch 8 different 16-byte bank groups. Afterwards
+// x[h·M/16 + m0] = output m1 + 16·m0 of column c_h. At the exchange barrier thread 0 first waits
+// until *wait >= need (A items in a ring), and the block then adds 1 to *sig (B items in a ring).
+#ifndef HEPA_DFT_L2SQ_DISCARD // 0: ring lines are not discarded (for A/Bs)
+#define HEPA_DFT_L2SQ_DISCARD 1
 #endif
 template <bool MF> __device__ __forceinline__ unsigned l2sq_m1(unsigned t) {
     return MF ? t & 15 : t >> 4;
@@ -938,7 +893,8 @@ template <bool MF> __device__ __forceinline__ unsigned l2sq_col(unsigned t, unsi
 }
 template <int LM, bool INV, bool LDG, bool MF>
 __device__ __forceinline__ void l2sq_cols(double2 (&x)[16], double2 *sm, const double2 *src,
-                                          unsigned S, const double2 *tw_n, unsigned logn) {
+                                          unsigned S, const double2 *tw_n, unsigned logn,
+                                          const unsigned *wait, unsigned need, unsigned *sig) {
     constexpr unsigned M = 1u << LM, C = 4096 / M, M2 = M / 16, H = 16 / M2;
     static_assert(LM == 7 || LM == 8, "columns of 128 or 256");
     const unsigned t = threadIdx.x, c = t % C, j0 = t / C;
@@ -948,10 +904,23 @@ __device__ __forceinline__ void l2sq_cols(double2 (&x)[16], double2 *sm, const d
         x[r] = LDG ? __ldg(p + (size_t)r * M2 * S) : p[(size_t)r * M2 * S];
     dft_r<16, INV>(x);                                    // x[m1]
     stage_twiddles<16, INV>(x, tw_n, (j0 << logn) >> LM); // w_M^(j0·m1) = w_n^((n/M)·j0·m1)
+    if (HEPA_DFT_L2SQ_DISCARD && sig) {
+        // the warp's loads are consumed: the first lane of each 8 drops its 16 128-byte lines
+        __syncwarp();
+        if (c % 8 == 0)
+#pragma unroll
+            for (unsigned r = 0; r < 16; ++r)
+                asm volatile("discard.global.L2 [%0], 128;" ::"l"(p + (size_t)r * M2 * S)
+                             : "memory");
+    }
 #pragma unroll
     for (unsigned m1 = 0; m1 < 16; ++m1)
         sm[m1 * 256 + (t ^ m1)] = x[m1];
-    __syncthreads();
+    if (wait && t == 0) wait_count(wait, need);
+    if (sig)
+        signal_done(sig); // its barrier: every thread's loads are consumed
+    else
+        __syncthreads();
     const unsigned m1 = l2sq_m1<MF>(t);
 #pragma unroll
     for (unsigned h = 0; h < H; ++h) {
@@ -966,10 +935,13 @@ template <int LA, int LB> struct l2sq_shape { // n = N1·N2, N1 = 2^LA (A's DFT)
     static constexpr unsigned CA = 4096 / N1, CB = 4096 / N2;
     static constexpr unsigned IA = N2 / CA, IB = N1 / CB, I = IA + IB; // items per vector
 };
+// tw_n: w_n^e (e < n); tw_a[i2·16 + m1] = w_n^(i2·m1) (i2 < N2): a half-warp (16 consecutive m1,
+// one i2) reads one 256-byte run, where tw_n + i2·m1 was 16 sectors (2^14 ... 2^16: +1-2%).
+// ring: R slots of n elements (R = 0: the intermediate in out); ctr: 2 + 2·batch words.
 template <int LA, int LB, bool INV>
 __global__ void __launch_bounds__(256)
     dft64_l2sq(double2 *out, const double2 *in, const double2 *tw_n, const double2 *tw_a,
-               unsigned batch, unsigned D, unsigned *ctr) {
+               double2 *ring, unsigned R, unsigned batch, unsigned D, unsigned *ctr) {
     using sh = l2sq_shape<LA, LB>;
     constexpr unsigned LOGN = sh::LOGN, N1 = sh::N1, N2 = sh::N2, IA = sh::IA, IB = sh::IB;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -977,37 +949,35 @@ __global__ void __launch_bounds__(256)
     const unsigned t = threadIdx.x;
     unsigned v, b, second;
     item_order(take_item(&ctr[0]), batch, D, IA, IB, second, v, b);
-    double2 *vec = out + ((size_t)v << LOGN);
+    double2 *mid = R ? ring + ((size_t)(v % R) << LOGN) : out + ((size_t)v << LOGN);
+    unsigned *a_done = ctr + 2, *b_read = ctr + 2 + batch;
     double2 x[16];
     if (!second) {
         constexpr unsigned C = sh::CA, M2 = N1 / 16, H = 16 / M2;
-        constexpr bool MF = HEPA_DFT_L2SQ_MF;
-        l2sq_cols<LA, INV, true, MF>(x, sm, in + ((size_t)v << LOGN) + C * b, N2, tw_n, LOGN);
-        const unsigned m1 = l2sq_m1<MF>(t);
+        l2sq_cols<LA, INV, true, true>(x, sm, in + ((size_t)v << LOGN) + C * b, N2, tw_n, LOGN,
+                                       R && v >= R ? b_read + (v - R) : nullptr, IB, nullptr);
+        const unsigned m1 = l2sq_m1<true>(t);
 #pragma unroll
         for (unsigned h = 0; h < H; ++h) {
-            const unsigned i2 = C * b + l2sq_col<MF>(t, h);
+            const unsigned i2 = C * b + l2sq_col<true>(t, h);
             // w_n^(i2·(m1 + 16·m0)) = w_n^(i2·m1) · (w_n^(16·i2))^m0
             stage_twiddles<M2, INV>(x + h * M2, tw_n, 16 * i2);
-#if HEPA_DFT_L2SQ_TWA
             const double2 base = conj_if<INV>(__ldg(tw_a + i2 * 16 + m1));
-#else
-            (void)tw_a;
-            const double2 base = conj_if<INV>(__ldg(tw_n + i2 * m1));
-#endif
-            double2 *dst = vec + (size_t)i2 * N1 + m1;
+            double2 *dst = mid + (size_t)i2 * N1 + m1;
 #pragma unroll
             for (unsigned m0 = 0; m0 < M2; ++m0)
                 dst[16 * m0] = cmul(x[h * M2 + m0], base);
         }
-        signal_done(ctr + 2 + v);
+        signal_done(a_done + v);
     } else {
         constexpr unsigned C = sh::CB, M2 = N2 / 16, H = 16 / M2;
-        if (t == 0) wait_count(ctr + 2 + v, IA);
+        if (t == 0) wait_count(a_done + v, IA);
         __syncthreads();
         // plain loads: written in this launch (not through the read-only path)
-        l2sq_cols<LB, INV, false, false>(x, sm, vec + C * b, N1, tw_n, LOGN);
+        l2sq_cols<LB, INV, false, false>(x, sm, mid + C * b, N1, tw_n, LOGN, nullptr, 0,
+                                         R ? b_read + v : nullptr);
         const unsigned m1 = l2sq_m1<false>(t);
+        double2 *vec = out + ((size_t)v << LOGN);
 #pragma unroll
         for (unsigned h = 0; h < H; ++h) {
             const unsigned k1 = C * b + l2sq_col<false>(t, h);
@@ -1017,7 +987,7 @@ __global__ void __launch_bounds__(256)
                 dst[(size_t)N1 * 16 * m0] = x[h * M2 + m0];
         }
     }
-    finish_item(ctr, batch * sh::I, batch + 2);
+    finish_item(ctr, batch * sh::I, R ? 2 * batch + 2 : batch + 2);
 }
 
 // ---- the FP16 / FP16X2 four-step pass over a thread-block cluster (one-pass plans of 2^14 ... 2^16)
@@ -1672,59 +1642,52 @@ cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int in
                             st);
 }
 
-// L2 PAIR (dft64_l2pair) and L2 SQUARE (dft64_l2sq): where they serve, the lag D and the launch.
-#ifndef HEPA_DFT_L2SQ // bit logn - 14: L2 SQUARE at 2^logn
+// L2 SQUARE (dft64_l2sq): where it serves, the lag D, the ring and the launch.
+#ifndef HEPA_DFT_L2SQ // bit logn - 14: L2 SQUARE at 2^logn (a cleared bit: the cluster kernel)
 #define HEPA_DFT_L2SQ 7
 #endif
-#ifndef HEPA_DFT_L2P
-#define HEPA_DFT_L2P 1
+#ifndef HEPA_DFT_L2SQ_LAG // D in halves of a wave of blocks (2: one wave)
+#define HEPA_DFT_L2SQ_LAG 2
 #endif
-#ifndef HEPA_DFT_L2P_LAG // D in halves of a wave of blocks (2: one wave)
-#define HEPA_DFT_L2P_LAG 2
+#ifndef HEPA_DFT_L2SQ_RING // the ring's slots R in quarters of D (8: 2D)
+#define HEPA_DFT_L2SQ_RING 8
+#endif
+#ifndef HEPA_DFT_L2SQ_OOP_RING // 1: out-of-place executions use the ring too (for A/Bs)
+#define HEPA_DFT_L2SQ_OOP_RING 0
 #endif
 bool l2sq_at(unsigned logn) {
     return logn >= 14 && logn <= 16 && ((HEPA_DFT_L2SQ >> (logn - 14)) & 1);
 }
-// log2 N1 (A items' DFT size) of L2 SQUARE at 2^logn, as l2p_kernel picks it
+// log2 N1, the A items' DFT size, as l2sq_kernel picks it
 unsigned l2sq_la(unsigned logn) {
     return logn == 14 ? 7 : 8;
 }
-template <bool INV> const void *l2p_kernel(unsigned logn) {
-    if (l2sq_at(logn)) switch (logn) {
-        case 14:
-            return (const void *)dft64_l2sq<7, 7, INV>;
-        case 15:
-            return (const void *)dft64_l2sq<8, 7, INV>;
-        default:
-            return (const void *)dft64_l2sq<8, 8, INV>;
-        }
+template <bool INV> const void *l2sq_kernel(unsigned logn) {
     switch (logn) {
+    case 14:
+        return (const void *)dft64_l2sq<7, 7, INV>;
     case 15:
-        return (const void *)dft64_l2pair<15, INV>;
+        return (const void *)dft64_l2sq<8, 7, INV>;
     case 16:
-        return (const void *)dft64_l2pair<16, INV>;
+        return (const void *)dft64_l2sq<8, 8, INV>;
     default:
         return nullptr;
     }
 }
-// L2 SQUARE: 256 threads, 64 KiB of shared memory, n/4096 items of each kind per vector
-size_t l2p_smem(unsigned logn) {
-    return l2sq_at(logn) ? 4096 * sizeof(double2) : ((size_t)1 << (logn - 4)) * sizeof(double2);
-}
-unsigned l2p_threads(unsigned logn) {
-    return l2sq_at(logn) ? 256 : (1u << (logn - 4)) / stk_vpt((int)logn - 4);
-}
-// items per vector
-unsigned l2p_items(unsigned logn) {
-    return l2sq_at(logn) ? 2u << (logn - 12) : 16 + stk_vpt((int)logn - 4);
+constexpr unsigned L2SQ_THREADS = 256;
+constexpr size_t L2SQ_SMEM = 4096 * sizeof(double2);
+// items per vector: n/4096 of each kind
+unsigned l2sq_items(unsigned logn) {
+    return 2u << (logn - 12);
 }
 static_assert(l2sq_shape<7, 7>::I == 8 && l2sq_shape<8, 7>::I == 16 && l2sq_shape<8, 8>::I == 32,
-              "l2p_items: L2 SQUARE's items per vector");
-// Sets up both directions' kernels; the lag D: about HEPA_DFT_L2P_LAG / 2 waves of blocks, in
-// vectors, at least 1 and at most batch. False where the device cannot run them.
-bool l2p_setup(unsigned logn, size_t batch, unsigned *lag) {
+              "l2sq_items");
+// Sets up both directions' kernels; the lag D: about HEPA_DFT_L2SQ_LAG / 2 waves of blocks, in
+// vectors, at least 1 and at most batch; the ring's slots R = min(2D, batch). False where the
+// device cannot run them.
+bool l2sq_setup(unsigned logn, size_t batch, unsigned *lag, unsigned *slots) {
     int dev = 0, sms = 0, per_sm = 0;
-    const void *k[2] = {l2p_kernel<false>(logn), l2p_kernel<true>(logn)};
+    const void *k[2] = {l2sq_kernel<false>(logn), l2sq_kernel<true>(logn)};
     if (!k[0] || cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -1732,30 +1695,33 @@ bool l2p_setup(unsigned logn, size_t batch, unsigned *lag) {
     }
     for (int i = 0; i < 2; ++i)
         if (cudaFuncSetAttribute(k[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)l2p_smem(logn)) != cudaSuccess ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k[i], (int)l2p_threads(logn),
-                                                          l2p_smem(logn)) != cudaSuccess ||
+                                 (int)L2SQ_SMEM) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k[i], (int)L2SQ_THREADS,
+                                                          L2SQ_SMEM) != cudaSuccess ||
             per_sm < 1) {
             (void)cudaGetLastError();
             return false;
         }
-    size_t d = ((size_t)sms * per_sm * HEPA_DFT_L2P_LAG / 2) / l2p_items(logn);
+    size_t d = ((size_t)sms * per_sm * HEPA_DFT_L2SQ_LAG / 2) / l2sq_items(logn);
     if (d < 1) d = 1;
     if (d > batch) d = batch;
     *lag = (unsigned)d;
+    size_t r = d * HEPA_DFT_L2SQ_RING / 4;
+    if (r < d + 1) r = d + 1; // R > D: no deadlock (RING)
+    *slots = (unsigned)(r < batch ? r : batch);
     return true;
 }
-cudaError_t launch_l2p(const hepa_dft_plan *p, void *out, const void *in, int inverse,
-                       cudaStream_t st) {
-    const unsigned lg = p->l2p, batch = (unsigned)p->batch, D = p->l2p_d;
-    // the table after w_n: L2 PAIR's w_n1 or L2 SQUARE's tw_a
-    const void *tw_n = p->tw, *tw_n1 = (const double2 *)p->tw + p->n;
+cudaError_t launch_l2sq(const hepa_dft_plan *p, void *out, const void *in, int inverse,
+                        cudaStream_t st) {
+    const unsigned lg = p->l2sq, batch = (unsigned)p->batch, D = p->l2sq_d;
+    const unsigned R = out == in || HEPA_DFT_L2SQ_OOP_RING ? p->l2sq_r : 0;
+    const void *tw_n = p->tw, *tw_a = (const double2 *)p->tw + p->n; // tw_a right after w_n
+    void *ring = p->ring;
     unsigned *ctr = p->ctr;
-    void *args[] = {&out,           (void *)&in, (void *)&tw_n, (void *)&tw_n1,
-                    (void *)&batch, (void *)&D,  (void *)&ctr};
-    return cudaLaunchKernel(inverse ? l2p_kernel<true>(lg) : l2p_kernel<false>(lg),
-                            dim3(batch * l2p_items(lg)), dim3(l2p_threads(lg)), args, l2p_smem(lg),
-                            st);
+    void *args[] = {&out,       (void *)&in,    (void *)&tw_n, (void *)&tw_a, &ring,
+                    (void *)&R, (void *)&batch, (void *)&D,    (void *)&ctr};
+    return cudaLaunchKernel(inverse ? l2sq_kernel<true>(lg) : l2sq_kernel<false>(lg),
+                            dim3(batch * l2sq_items(lg)), dim3(L2SQ_THREADS), args, L2SQ_SMEM, st);
 }
 
 // Per-mode sizes (log2 elements per block): `one` = the largest n done in one pass (the whole
@@ -1884,16 +1850,14 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         for (unsigned s = 1; s < logn / 4; ++s) stage_tw += (size_t)1 << (4 * s + 4);
         if (se.cluster > 1) four_tw = n;
     }
-    // L2 PAIR / L2 SQUARE: FP64 one-pass (cluster) plans of 2^14 ... 2^16; their in-place
-    // executions keep the cluster kernel. L2 PAIR's w_n1 follows the w_n table. Items per launch
-    // must fit an unsigned.
-    unsigned l2p_d = 0;
-    const bool l2p = HEPA_DFT_L2P && use_stk && mode == HEPA_DFT_FP64 &&
-                     (logn == 15 || logn == 16 || l2sq_at(logn)) &&
-                     batch * l2p_items(logn) < ((size_t)1 << 31) && l2p_setup(logn, batch, &l2p_d);
-    if (l2p && !l2sq_at(logn)) sizes[ntab++] = n >> 4; // L2 PAIR's w_n1
-    // L2 SQUARE's tw_a[i2·16 + m1] = w_n^(i2·m1), i2 < N2 (FP64 only: right after w_n)
-    const size_t sq_tw = l2p && l2sq_at(logn) ? (n >> l2sq_la(logn)) * 16 : 0;
+    // L2 SQUARE: FP64 one-pass (cluster) plans of 2^14 ... 2^16 (the cluster kernel stays where
+    // the device cannot run it). Items per launch must fit an unsigned.
+    unsigned l2sq_d = 0, l2sq_r = 0;
+    const bool l2sq = use_stk && mode == HEPA_DFT_FP64 && l2sq_at(logn) &&
+                      batch * l2sq_items(logn) < ((size_t)1 << 31) &&
+                      l2sq_setup(logn, batch, &l2sq_d, &l2sq_r);
+    // its tw_a[i2·16 + m1] = w_n^(i2·m1), i2 < N2 (FP64 only: right after w_n)
+    const size_t sq_tw = l2sq ? (n >> l2sq_la(logn)) * 16 : 0;
     size_t total_tw = stage_tw + four_tw + sq_tw;
     for (size_t i = 0; i < ntab; ++i) total_tw += sizes[i];
     unsigned char *h = (unsigned char *)malloc(total_tw * wsz);
@@ -1939,10 +1903,11 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     if (e == cudaSuccess) e = cudaMalloc(&p->tw, total_tw * wsz);
     if (e == cudaSuccess) e = cudaMemcpy(p->tw, h, total_tw * wsz, cudaMemcpyHostToDevice);
     if (e == cudaSuccess && p->npass == 2) e = cudaMalloc(&p->scratch, n * batch * elem);
-    if (e == cudaSuccess && l2p) {
-        e = cudaMalloc((void **)&p->ctr, (batch + 2) * sizeof(unsigned));
-        if (e == cudaSuccess) e = cudaMemset(p->ctr, 0, (batch + 2) * sizeof(unsigned));
-        p->l2p = logn, p->l2p_d = l2p_d;
+    if (e == cudaSuccess && l2sq) {
+        e = cudaMalloc((void **)&p->ctr, (2 * batch + 2) * sizeof(unsigned));
+        if (e == cudaSuccess) e = cudaMemset(p->ctr, 0, (2 * batch + 2) * sizeof(unsigned));
+        if (e == cudaSuccess) e = cudaMalloc(&p->ring, ((size_t)l2sq_r << logn) * sizeof(double2));
+        p->l2sq = logn, p->l2sq_d = l2sq_d, p->l2sq_r = l2sq_r;
     }
     free(h);
     // allow the big shared-memory blocks (above the default 48 KiB)
@@ -1976,6 +1941,7 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         cudaFree(p->tw);
         cudaFree(p->scratch);
         cudaFree(p->ctr);
+        cudaFree(p->ring);
         free(p);
         return s;
     }
@@ -2007,6 +1973,7 @@ extern "C" void hepa_dft_plan_destroy(hepa_dft_plan *p) {
     cudaFree(p->tw);
     cudaFree(p->scratch);
     cudaFree(p->ctr);
+    cudaFree(p->ring);
     free(p);
 }
 
@@ -2014,8 +1981,8 @@ extern "C" hepa_status _hepa_dft_exec(const hepa_dft_plan *p, void *d_out, const
                                       int inverse, void *stream) {
     cudaStream_t st = (cudaStream_t)stream;
     cudaError_t e;
-    if (p->l2p && d_out != d_in) {
-        e = launch_l2p(p, d_out, d_in, inverse, st);
+    if (p->l2sq) {
+        e = launch_l2sq(p, d_out, d_in, inverse, st);
     } else if (p->stk) {
         // each block reads all its input into registers before writing: in place is safe
         e = launch_stk(p, d_out, d_in, inverse, st);

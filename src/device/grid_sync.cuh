@@ -1,6 +1,6 @@
 // src/device/grid_sync.cuh — counts between the blocks of one launch, for kernels whose blocks
 // take work items in order and wait for earlier items (the NTT's TWO PASSES IN ONE LAUNCH in
-// src/ntt/ntt_cuda.cu, the DFT's L2 PAIR in src/device/dft_cuda.cu). A block only ever waits for
+// src/ntt/ntt_cuda.cu, the DFT's L2 SQUARE in src/device/dft_cuda.cu). A block only ever waits for
 // items handed out before its own, whose blocks are running, so no residency assumption is made.
 // take_item, item_order and finish_item are the hand-out, the order and the reset of the counters
 // (ctr[0]: items taken, ctr[1]: items finished), used by the DFT's kernels. ntt2_kernel keeps its
@@ -14,8 +14,9 @@
 namespace {
 
 // The counts between blocks, as cooperative groups' grid sync does them on sm_70 and later:
-// signal_done (the whole block calls it when its stores are done) has the barrier order the
-// block's stores before thread 0's add with release semantics at GPU scope; wait_count (thread
+// signal_done (the whole block calls it when its stores are done, or for dft64_l2sq's ring its
+// loads consumed) has the barrier order the block's stores (loads) before thread 0's add with
+// release semantics at GPU scope; wait_count (thread
 // 0, then the block synchronizes) spins with acquire loads until *c >= need, after which those
 // stores are visible to the block. Until 2c1f5e3 every thread fenced its own stores
 // (__threadfence) before the barrier, which kept each first-pass block resident until all its

@@ -147,13 +147,13 @@ Test(gpu_dft, all_splits, .timeout = 900) {
 
 /* Plans of 2^14 ... 2^16 whose batch holds more than 2^16 elements run one pass over a
  * thread-block cluster on sm_90 devices (FP64: dft_stockham64_cluster; FP16X2 and FP16 from 2^15:
- * dft_cluster_tc); FP64's out-of-place executions at 2^15 and 2^16 run dft64_l2pair / dft64_l2sq
- * (both passes of a four-step in one launch), whose blocks wait for each other: a batch just above
- * 2^16 elements (lag D = the whole batch) and one of 3·2^20 elements (D below the batch at 2^15 and
- * 2^16, so every branch of its item order runs), executed several times (the counters must be
- * back at zero). Run here at every test size, so that the quick runs under compute-sanitizer
- * cover those kernels too (the sweeps above reach them only at full size). Both directions, in
- * and out of place. */
+ * dft_cluster_tc); FP64 runs dft64_l2sq instead (both passes of a four-step in one launch),
+ * whose blocks wait for each other: a batch just above 2^16 elements (lag D = the whole batch, a
+ * ring of the whole batch in place) and one of 3·2^20 elements (D below the batch, so every branch
+ * of its item order runs, and in place the ring's slots are reused), executed several times (the
+ * counters must be back at zero). Run here at every test size, so that the quick runs under
+ * compute-sanitizer cover those kernels too (the sweeps above reach them only at full size). Both
+ * directions, in and out of place. */
 Test(gpu_dft, cluster_plans, .timeout = 600) {
     test_rng r;
     test_rng_init(&r);
