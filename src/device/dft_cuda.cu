@@ -1658,18 +1658,18 @@ cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int in
 bool l2sq_at(unsigned logn) {
     return logn >= 14 && logn <= 16 && ((HEPA_DFT_L2SQ >> (logn - 14)) & 1);
 }
-// log2 N1, the A items' DFT size, as l2sq_kernel picks it
-unsigned l2sq_la(unsigned logn) {
+// log2 N1, the A items' DFT size (N2 = n/N1)
+constexpr unsigned l2sq_la(unsigned logn) {
     return logn == 14 ? 7 : 8;
 }
 template <bool INV> const void *l2sq_kernel(unsigned logn) {
     switch (logn) {
     case 14:
-        return (const void *)dft64_l2sq<7, 7, INV>;
+        return (const void *)dft64_l2sq<l2sq_la(14), 14 - l2sq_la(14), INV>;
     case 15:
-        return (const void *)dft64_l2sq<8, 7, INV>;
+        return (const void *)dft64_l2sq<l2sq_la(15), 15 - l2sq_la(15), INV>;
     case 16:
-        return (const void *)dft64_l2sq<8, 8, INV>;
+        return (const void *)dft64_l2sq<l2sq_la(16), 16 - l2sq_la(16), INV>;
     default:
         return nullptr;
     }
