@@ -89,6 +89,7 @@ struct hepa_dft_plan {
     void *scratch;      // device: n·batch elements between the two passes (NULL for one pass)
     size_t elem;        // bytes per complex element: 16, 4 or 8
     unsigned stk;       // log2 n when the plan runs a Stockham kernel (dft_stockham64/_tc), else 0
+    unsigned stk_grid;  // its grid when its blocks are persistent (stk_entry::persist), else 0
     unsigned l2sq;      // log2 n when the plan runs dft64_l2sq, else 0
     unsigned l2sq_d;    // its lag D in vectors
     unsigned l2sq_r;    // its ring's slots (in-place executions)
@@ -143,6 +144,16 @@ __device__ __forceinline__ int x2_exp(unsigned bits) {
     const float fm = __uint_as_float(bits);
     if (isfinite(fm)) (void)frexpf(fm, &ex); // fm < 2^ex
     return max(-126, min(127, ex));
+}
+// 2^e as a float, exactly, for e in [-149, 127] (subnormal below -126). A product by it is the
+// correctly rounded x·2^e, as ldexpf gives; CUDA's ldexpf costs four FMULs and an exponent split
+// (it covers any int e), 12% of the FP16X2 2^13 kernel's instructions when it did the scaling.
+__device__ __forceinline__ float pow2f(int e) {
+    return e >= -126 ? __uint_as_float((unsigned)(e + 127) << 23)
+                     : __uint_as_float(1u << (e + 149));
+}
+__device__ __forceinline__ float2 scale2(float2 w, float s) {
+    return make_float2(w.x * s, w.y * s);
 }
 
 template <typename W> __device__ __forceinline__ W root16(int m);
@@ -545,6 +556,12 @@ __device__ __forceinline__ void stage_tw4(const float4 *tws, unsigned jm, unsign
 __host__ __device__ constexpr size_t stc_tab(size_t n, int s) {
     return s <= 1 ? n : stc_tab(n, s - 1) + ((size_t)1 << (4 * s));
 }
+#ifndef HEPA_DFT_PF_X2
+#define HEPA_DFT_PF_X2 (1 << 13)
+#endif
+#ifndef HEPA_DFT_PF_H
+#define HEPA_DFT_PF_H 0
+#endif
 template <int MODE, int LOGN> struct stc_shape {
     static constexpr unsigned N = 1u << LOGN;
     static constexpr unsigned E = N >= 4096 ? N : 4096; // elements per block
@@ -555,6 +572,14 @@ template <int MODE, int LOGN> struct stc_shape {
                                    (MODE == HEPA_DFT_FP16X2 ? 8 * V : 0);
     // the stage twiddle tables follow the n-entry table: stage s >= 1 has 16^(s+1) entries
     static __host__ __device__ constexpr size_t tab(int s) { return stc_tab(N, s); }
+    // PF: persistent blocks (a grid of what fits the GPU at once, each taking every gridDim.x-th
+    // block's work) that load their next vectors into registers while they transform the current
+    // ones. It serves where one block fills an SM (FP16X2 2^13: 128 KiB of shared memory, 86
+    // registers at 512 threads), so that no other block's memory traffic overlaps its stages:
+    // there a vector cost the sum of its load and its arithmetic. Bits logn of HEPA_DFT_PF_X2 /
+    // HEPA_DFT_PF_H (FP16X2 / FP16) choose where.
+    static constexpr bool PF =
+        ((MODE == HEPA_DFT_FP16X2 ? HEPA_DFT_PF_X2 : HEPA_DFT_PF_H) >> LOGN) & 1;
 };
 
 template <int MODE, int LOGN, bool INV>
@@ -568,10 +593,7 @@ __global__ void __launch_bounds__(stc_shape<MODE, LOGN>::THREADS)
     T *const buf0 = (T *)smem_raw, *const buf1 = buf0 + E;
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, q = lane & 3;
     constexpr unsigned rowc[4] = {0, 1, 8, 9}; // rows 2q + rowc[k]
-    const unsigned long long v0 = (unsigned long long)blockIdx.x * V;
-    const unsigned nv = (unsigned)min((unsigned long long)V, batch - v0); // live vectors
-    const T *in = (const T *)in_v + (v0 << LOGN);
-    T *out = (T *)out_v + (v0 << LOGN);
+    const unsigned long long items = (batch + V - 1) / V; // blocks' worth of vectors
     ffrag f;
     make_ffrag<INV>(f);
     // position in the block of group G's element 0 (vector G / NG, group G mod NG)
@@ -582,131 +604,165 @@ __global__ void __launch_bounds__(stc_shape<MODE, LOGN>::THREADS)
         return (G / NG) * N + (j / NS) * NS * 16 + (j & (NS - 1));
     };
 
-    // stage 0 inputs of the thread's four tiles, all loaded first (memory-level parallelism);
-    // dead vectors of a partial block read zeros
-    T x0[sh::TILES][4];
-#pragma unroll
-    for (unsigned i = 0; i < sh::TILES; ++i) {
-        const unsigned G = (warp * sh::TILES + i) * 8 + g, b = G / NG;
-        const unsigned p = gpos(G) + 2 * q * NG;
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            if (b < nv) x0[i][k] = in[p + rowc[k] * NG];
-            else memset(&x0[i][k], 0, sizeof(T));
-        }
-    }
-    int *s_exp = (int *)(buf1 + E); // FP16X2: per vector, max |x| bits, then the exponent
-    if constexpr (MODE == HEPA_DFT_FP16X2) {
-        for (unsigned b = threadIdx.x; b < V; b += blockDim.x) s_exp[b] = 0;
-        __syncthreads();
-        // lanes of a tile that share a vector: q, and the low bits of g below NG
-        constexpr unsigned GSPAN = NG < 8 ? NG : 8;
+    // stage 0 inputs of the thread's four tiles for item it (vectors it·V ...), all loaded first
+    // (memory-level parallelism); dead vectors of a partial block read zeros
+    auto load = [&](unsigned long long it, T(&x)[sh::TILES][4]) {
+        const unsigned long long v0 = it * V;
+        const unsigned nv = (unsigned)min((unsigned long long)V, batch - v0);
+        const T *in = (const T *)in_v + (v0 << LOGN);
 #pragma unroll
         for (unsigned i = 0; i < sh::TILES; ++i) {
-            unsigned mx = 0;
+            const unsigned G = (warp * sh::TILES + i) * 8 + g, b = G / NG;
+            const unsigned p = gpos(G) + 2 * q * NG;
 #pragma unroll
             for (int k = 0; k < 4; ++k) {
-                mx = max(mx, x2_mag(to_w(x0[i][k])));
+                if (b < nv)
+                    x[i][k] = in[p + rowc[k] * NG];
+                else
+                    memset(&x[i][k], 0, sizeof(T));
             }
-            for (unsigned o = 1; o < 4 * GSPAN; o <<= 1) mx = max(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-            const unsigned G = (warp * sh::TILES + i) * 8 + g;
-            if ((lane & (4 * GSPAN - 1)) == 0) atomicMax((unsigned *)&s_exp[G / NG], mx);
         }
-        __syncthreads();
-        if (threadIdx.x < V) s_exp[V + threadIdx.x] = x2_exp((unsigned)s_exp[threadIdx.x]);
-        __syncthreads();
-    }
-    auto scale_out = [&](float2 w, unsigned b) -> float2 {
-        if constexpr (MODE == HEPA_DFT_FP16X2) {
-            const int ex = s_exp[V + b];
-            return make_float2(ldexpf(w.x, ex), ldexpf(w.y, ex));
-        }
-        return w;
     };
+    // the transform of item it, whose stage 0 inputs the thread holds in x0
+    auto item = [&](unsigned long long it, const T(&x0)[sh::TILES][4]) {
+        const unsigned long long v0 = it * V;
+        const unsigned nv = (unsigned)min((unsigned long long)V, batch - v0); // live vectors
+        T *out = (T *)out_v + (v0 << LOGN);
+        int *s_exp = (int *)(buf1 + E); // FP16X2: per vector, max |x| bits, then the exponent
+        if constexpr (MODE == HEPA_DFT_FP16X2) {
+            for (unsigned b = threadIdx.x; b < V; b += blockDim.x)
+                s_exp[b] = 0;
+            __syncthreads();
+            // lanes of a tile that share a vector: q, and the low bits of g below NG
+            constexpr unsigned GSPAN = NG < 8 ? NG : 8;
 #pragma unroll
-    for (int s = 0; s < S16; ++s) {
-        const unsigned NS = 1u << (4 * s);
-        const bool last = s == S16 - 1 && LR == 0;
-        const T *src = (s & 1) ? buf0 : buf1; // stage s >= 1 reads what stage s - 1 wrote
-        T *dst = (s & 1) ? buf1 : buf0;
-        // reads: gpos(G) + (2q + rowc)·NG, G = 32·warp + 8i + g
-        const unsigned rt = tc_sw<BB>(gpos(32 * warp + g) ^ (2 * q * NG));
-        // writes: wpos(G', NS) + k·NS, G' = 32·warp + 8i + 2q + c, k = g + 8h
-        const unsigned wt = wpos(32 * warp + 2 * q, NS) ^ (g * NS), wts = tc_sw<BB>(wt);
-        const float4 *tws = (const float4 *)(tw + sh::tab(s));
-#pragma unroll
-        for (unsigned i = 0; i < sh::TILES; ++i) {
-            float2 x[4];
-            if (s == 0) {
-                const int ex = MODE == HEPA_DFT_FP16X2 ? s_exp[V + ((warp * sh::TILES + i) * 8 + g) / NG] : 0;
+            for (unsigned i = 0; i < sh::TILES; ++i) {
+                unsigned mx = 0;
 #pragma unroll
                 for (int k = 0; k < 4; ++k) {
-                    x[k] = to_w(x0[i][k]);
-                    if (MODE == HEPA_DFT_FP16X2) x[k] = make_float2(ldexpf(x[k].x, -ex), ldexpf(x[k].y, -ex));
+                    mx = max(mx, x2_mag(to_w(x0[i][k])));
                 }
-            } else {
-                const unsigned G = (warp * sh::TILES + i) * 8 + g, jm = (G % NG) & (NS - 1);
-                float2 w[4];
-                stage_tw4(tws, jm, q, w);
+                for (unsigned o = 1; o < 4 * GSPAN; o <<= 1)
+                    mx = max(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+                const unsigned G = (warp * sh::TILES + i) * 8 + g;
+                if ((lane & (4 * GSPAN - 1)) == 0) atomicMax((unsigned *)&s_exp[G / NG], mx);
+            }
+            __syncthreads();
+            if (threadIdx.x < V) s_exp[V + threadIdx.x] = x2_exp((unsigned)s_exp[threadIdx.x]);
+            __syncthreads();
+        }
+        auto scale_out = [&](float2 w, unsigned b) -> float2 {
+            if constexpr (MODE == HEPA_DFT_FP16X2) return scale2(w, pow2f(s_exp[V + b]));
+            return w;
+        };
+#pragma unroll
+        for (int s = 0; s < S16; ++s) {
+            const unsigned NS = 1u << (4 * s);
+            const bool last = s == S16 - 1 && LR == 0;
+            const T *src = (s & 1) ? buf0 : buf1; // stage s >= 1 reads what stage s - 1 wrote
+            T *dst = (s & 1) ? buf1 : buf0;
+            // reads: gpos(G) + (2q + rowc)·NG, G = 32·warp + 8i + g
+            const unsigned rt = tc_sw<BB>(gpos(32 * warp + g) ^ (2 * q * NG));
+            // writes: wpos(G', NS) + k·NS, G' = 32·warp + 8i + 2q + c, k = g + 8h
+            const unsigned wt = wpos(32 * warp + 2 * q, NS) ^ (g * NS), wts = tc_sw<BB>(wt);
+            const float4 *tws = (const float4 *)(tw + sh::tab(s));
+#pragma unroll
+            for (unsigned i = 0; i < sh::TILES; ++i) {
+                float2 x[4];
+                if (s == 0) {
+                    const float sc = MODE == HEPA_DFT_FP16X2
+                                         ? pow2f(-s_exp[V + ((warp * sh::TILES + i) * 8 + g) / NG])
+                                         : 1.0f;
+#pragma unroll
+                    for (int k = 0; k < 4; ++k) {
+                        x[k] = to_w(x0[i][k]);
+                        if (MODE == HEPA_DFT_FP16X2) x[k] = scale2(x[k], sc);
+                    }
+                } else {
+                    const unsigned G = (warp * sh::TILES + i) * 8 + g, jm = (G % NG) & (NS - 1);
+                    float2 w[4];
+                    stage_tw4(tws, jm, q, w);
+#pragma unroll
+                    for (int k = 0; k < 4; ++k)
+                        x[k] =
+                            cmul(to_w(src[rt ^ tc_sw<BB>(gpos(8 * i)) ^ tc_sw<BB>(rowc[k] * NG)]),
+                                 conj_if<INV>(w[k]));
+                }
+                float dre[4], dim[4];
+                dft16_tc<MODE>(x, f, dre, dim);
+                if (last && NG >= 2) {
+                    // NS = n/16: groups 2q and 2q + 1 write adjacent elements of one vector (when
+                    // n >= 32), one vector store
+                    const unsigned b = ((warp * sh::TILES + i) * 8 + 2 * q) / NG;
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        T pair[2];
+#pragma unroll
+                        for (int c = 0; c < 2; ++c)
+                            from_w(pair[c],
+                                   scale_out(make_float2(dre[2 * h + c], dim[2 * h + c]), b));
+                        using P = typename std::conditional<sizeof(T) == 4, uint2, uint4>::type;
+                        if (b < nv)
+                            *(P *)(out + (wt ^ wpos(8 * i, NS) ^ (8 * h * NS))) = *(const P *)pair;
+                    }
+                    continue;
+                }
+#pragma unroll
+                for (int c = 0; c < 2; ++c)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const float2 o = make_float2(dre[2 * h + c], dim[2 * h + c]);
+                        const unsigned pc = wpos(8 * i, NS) ^ wpos(c, NS) ^ (8 * h * NS);
+                        if (last) {
+                            const unsigned b = ((warp * sh::TILES + i) * 8 + 2 * q + c) / NG;
+                            if (b < nv) from_w(out[wt ^ pc], scale_out(o, b));
+                        } else {
+                            from_w(dst[wts ^ tc_sw<BB>(pc)], o);
+                        }
+                    }
+            }
+            if (!last) __syncthreads();
+        }
+        if constexpr (LR > 0) {
+            // last stage, radix R on the CUDA cores: group G = threadIdx.x + u·(E/16), u < 16/R
+            constexpr unsigned R = 1u << LR, NR = N / R, U = 16 / R;
+            const T *src = ((S16 - 1) & 1) ? buf1 : buf0;
+            auto spos = [](unsigned G) { return (G / NR) * N + (G % NR); };
+            const unsigned st = tc_sw<BB>(spos(threadIdx.x));
+#pragma unroll
+            for (unsigned u = 0; u < U; ++u) {
+                float2 v[R];
+                const unsigned G = threadIdx.x + u * (E / 16), b = G / NR, j = G % NR;
+#pragma unroll
+                for (unsigned r = 0; r < R; ++r) {
+                    float2 w = to_w(src[st ^ tc_sw<BB>(spos(u * (E / 16))) ^ tc_sw<BB>(r * NR)]);
+                    if (r && j) w = cmul(w, conj_if<INV>(__ldg(tw + j * r))); // w_N^(j·r)
+                    v[r] = w;
+                }
+                dft_r<R, INV>(v);
+                if (b < nv) {
+#pragma unroll
+                    for (unsigned k = 0; k < R; ++k)
+                        from_w(out[b * N + j + k * NR], scale_out(v[k], b));
+                }
+            }
+        }
+    };
+    T x0[sh::TILES][4];
+    load(blockIdx.x, x0);
+    if constexpr (!sh::PF) {
+        item(blockIdx.x, x0);
+    } else {
+        for (unsigned long long it = blockIdx.x; it < items; it += gridDim.x) {
+            T xc[sh::TILES][4];
+#pragma unroll
+            for (unsigned i = 0; i < sh::TILES; ++i)
 #pragma unroll
                 for (int k = 0; k < 4; ++k)
-                    x[k] = cmul(to_w(src[rt ^ tc_sw<BB>(gpos(8 * i)) ^ tc_sw<BB>(rowc[k] * NG)]),
-                                conj_if<INV>(w[k]));
-            }
-            float dre[4], dim[4];
-            dft16_tc<MODE>(x, f, dre, dim);
-            if (last && NG >= 2) {
-                // NS = n/16: groups 2q and 2q + 1 write adjacent elements of one vector (when
-                // n >= 32), one vector store
-                const unsigned b = ((warp * sh::TILES + i) * 8 + 2 * q) / NG;
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    T pair[2];
-#pragma unroll
-                    for (int c = 0; c < 2; ++c)
-                        from_w(pair[c], scale_out(make_float2(dre[2 * h + c], dim[2 * h + c]), b));
-                    using P = typename std::conditional<sizeof(T) == 4, uint2, uint4>::type;
-                    if (b < nv) *(P *)(out + (wt ^ wpos(8 * i, NS) ^ (8 * h * NS))) = *(const P *)pair;
-                }
-                continue;
-            }
-#pragma unroll
-            for (int c = 0; c < 2; ++c)
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const float2 o = make_float2(dre[2 * h + c], dim[2 * h + c]);
-                    const unsigned pc = wpos(8 * i, NS) ^ wpos(c, NS) ^ (8 * h * NS);
-                    if (last) {
-                        const unsigned b = ((warp * sh::TILES + i) * 8 + 2 * q + c) / NG;
-                        if (b < nv) from_w(out[wt ^ pc], scale_out(o, b));
-                    } else {
-                        from_w(dst[wts ^ tc_sw<BB>(pc)], o);
-                    }
-                }
-        }
-        if (!last) __syncthreads();
-    }
-    if constexpr (LR > 0) {
-        // last stage, radix R on the CUDA cores: group G = threadIdx.x + u·(E/16), u < 16/R
-        constexpr unsigned R = 1u << LR, NR = N / R, U = 16 / R;
-        const T *src = ((S16 - 1) & 1) ? buf1 : buf0;
-        auto spos = [](unsigned G) { return (G / NR) * N + (G % NR); };
-        const unsigned st = tc_sw<BB>(spos(threadIdx.x));
-#pragma unroll
-        for (unsigned u = 0; u < U; ++u) {
-            float2 v[R];
-            const unsigned G = threadIdx.x + u * (E / 16), b = G / NR, j = G % NR;
-#pragma unroll
-            for (unsigned r = 0; r < R; ++r) {
-                float2 w = to_w(src[st ^ tc_sw<BB>(spos(u * (E / 16))) ^ tc_sw<BB>(r * NR)]);
-                if (r && j) w = cmul(w, conj_if<INV>(__ldg(tw + j * r))); // w_N^(j·r)
-                v[r] = w;
-            }
-            dft_r<R, INV>(v);
-            if (b < nv) {
-#pragma unroll
-                for (unsigned k = 0; k < R; ++k) from_w(out[b * N + j + k * NR], scale_out(v[k], b));
-            }
+                    xc[i][k] = x0[i][k];
+            if (it + gridDim.x < items) load(it + gridDim.x, x0); // in flight during item(it)
+            item(it, xc);
+            __syncthreads(); // the next item's stage 0 overwrites what this one read last
         }
     }
 }
@@ -1098,7 +1154,7 @@ __global__ void __launch_bounds__(ctc_shape<MODE, LOGN>::THREADS, ctc_shape<MODE
         for (unsigned o = 1; o < 32; o <<= 1) m = max(m, __shfl_xor_sync(0xffffffffu, m, o));
         return m;
     };
-    auto scale = [](float2 w, int ex) { return make_float2(ldexpf(w.x, ex), ldexpf(w.y, ex)); };
+    auto scale = [](float2 w, int ex) { return scale2(w, pow2f(ex)); };
     // Every position below is a linear map (over XOR) of the bits of the group G, the output k and
     // c, and so is ctc_sw: each is evaluated once for the thread's part (warp, g, q, c) and once for
     // the compile-time part (tile i, cc, h, u, r), and the two XORed.
@@ -1424,7 +1480,7 @@ __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, c
         for (unsigned p = threadIdx.x; p < E; p += blockDim.x) {
             const int ex = s_exp[p >> lm];
             float2 v = to_w(sm[sw(p)]);
-            from_w(sm[sw(p)], make_float2(ldexpf(v.x, -ex), ldexpf(v.y, -ex)));
+            from_w(sm[sw(p)], scale2(v, pow2f(-ex)));
         }
         __syncthreads();
     }
@@ -1466,9 +1522,7 @@ __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, c
         if (MODE == HEPA_DFT_FP16X2 || tw_n) {
             W w = to_w(v);
             if constexpr (MODE == HEPA_DFT_FP16X2) {
-                const int ex = s_exp[tl];
-                w.x = ldexpf(w.x, ex);
-                w.y = ldexpf(w.y, ex);
+                w = scale2(w, pow2f(s_exp[tl]));
             }
             if (tw_n) {
                 const unsigned idx = ((col0 + tl) * e) & nmask;
@@ -1541,6 +1595,7 @@ struct stk_entry {
     unsigned threads, vecs; // vecs: vectors per block (cluster > 1: blocks per vector)
     size_t smem;
     unsigned cluster;       // blocks per cluster (1: a plain launch)
+    bool persist;           // persistent blocks (stc_shape::PF): launch at most what fits at once
 };
 template <int L> stk_entry stk_make(hepa_dft_mode mode) {
     if constexpr (L <= 13) {
@@ -1553,13 +1608,23 @@ template <int L> stk_entry stk_make(hepa_dft_mode mode) {
         if (mode == HEPA_DFT_FP16X2) {
             using sh = stc_shape<HEPA_DFT_FP16X2, L>;
             return {(void *)dft_stockham_tc<HEPA_DFT_FP16X2, L, false>,
-                    (void *)dft_stockham_tc<HEPA_DFT_FP16X2, L, true>, sh::THREADS, sh::V, sh::SMEM, 1};
+                    (void *)dft_stockham_tc<HEPA_DFT_FP16X2, L, true>,
+                    sh::THREADS,
+                    sh::V,
+                    sh::SMEM,
+                    1,
+                    sh::PF};
         }
     }
     if (mode == HEPA_DFT_FP16) {
         using sh = stc_shape<HEPA_DFT_FP16, L>;
         return {(void *)dft_stockham_tc<HEPA_DFT_FP16, L, false>,
-                (void *)dft_stockham_tc<HEPA_DFT_FP16, L, true>, sh::THREADS, sh::V, sh::SMEM, 1};
+                (void *)dft_stockham_tc<HEPA_DFT_FP16, L, true>,
+                sh::THREADS,
+                sh::V,
+                sh::SMEM,
+                1,
+                sh::PF};
     }
     return {nullptr, nullptr, 0, 0, 0, 0};
 }
@@ -1629,7 +1694,8 @@ cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int in
     stk_entry e;
     if (!stk_lookup(p->mode, p->stk, &e)) return cudaErrorInvalidValue;
     const unsigned long long batch = p->batch;
-    const unsigned blocks = (unsigned)((batch + e.vecs - 1) / e.vecs);
+    unsigned blocks = (unsigned)((batch + e.vecs - 1) / e.vecs);
+    if (e.persist && p->stk_grid && p->stk_grid < blocks) blocks = p->stk_grid;
     const void *tw = p->tw;
     void *args[] = {&out, (void *)&in, (void *)&tw, (void *)&batch};
     if (e.cluster > 1) {
@@ -1936,6 +2002,17 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     }
     for (int i = 0; i < 2 && e == cudaSuccess; ++i)
         e = cudaFuncSetAttribute(k[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (use_stk && se.persist && e == cudaSuccess) { // all the blocks that fit the GPU at once
+        int dev = 0, sms = 0, fwd = 0, inv = 0;
+        e = cudaGetDevice(&dev);
+        if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        if (e == cudaSuccess)
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fwd, k[0], se.threads, smem);
+        if (e == cudaSuccess)
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&inv, k[1], se.threads, smem);
+        p->stk_grid = (unsigned)sms * (unsigned)(fwd < inv ? fwd : inv);
+        if (e == cudaSuccess && p->stk_grid == 0) e = cudaErrorInvalidConfiguration;
+    }
     if (e != cudaSuccess) {
         const hepa_status s = _hepa_dev_status(e, "hepa_dft_plan_create");
         cudaFree(p->tw);
