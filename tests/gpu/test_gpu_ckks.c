@@ -182,6 +182,24 @@ Test(gpu_dft, cluster_plans, .timeout = 600) {
             }
 }
 
+/* FP16X2 2^13 runs persistent blocks (as many as fit the GPU at once, 132 on an H100), each
+ * transforming every gridDim.x-th vector while it loads the next: a batch of 271 vectors gives
+ * some blocks three, with the prefetch in flight across the item boundary, in and out of place.
+ * At every test size, for compute-sanitizer's quick runs. */
+Test(gpu_dft, persistent_plans, .timeout = 600) {
+    test_rng r;
+    test_rng_init(&r);
+    const size_t n = (size_t)1 << 13, batch = 271;
+    hepa_dft_plan *p;
+    T_OK(hepa_dft_plan_create(&p, n, batch, HEPA_DFT_FP16X2));
+    cr_assert_eq(_hepa_dft_plan_passes(p), 1);
+    for (int run = 0; run < 2; ++run) {
+        const double e = check_plan(&r, p, HEPA_DFT_FP16X2, n, batch, run, run, NULL);
+        cr_assert(e <= 1e-6, "FP16X2 n=2^13 batch %zu inv=inplace=%d: error %.3g", batch, run, e);
+    }
+    hepa_dft_plan_destroy(p);
+}
+
 /* FP16X2 scales each block by a power of two: tiny and huge vectors (2^-100, 2^100) next to
  * ordinary ones keep the FP32-level relative error. */
 Test(gpu_dft, fp16x2_any_magnitude) {
