@@ -33,8 +33,8 @@
  * run both passes of a four-step in one launch instead, the intermediate staying in L2 (one read
  * and one write of the batch from DRAM); in place, through a ring of about 16 MiB that the plan
  * allocates (a few percent slower than out of place).
- * Speed (H100, 1 GiB batches, bench/results/): 0.54-1.00x cuFFT's for n = 2^10 ... 2^13;
- * from 2^14 FP16 1.17-1.41x, FP16X2 0.58-0.95x, FP64 1.39-1.49x.
+ * Speed (H100, 1 GiB batches, bench/results/): 0.62-1.00x cuFFT's for n = 2^10 ... 2^13;
+ * from 2^14 FP16 1.16-1.41x, FP16X2 0.59-0.98x, FP64 1.39-1.49x.
  * Under compute-sanitizer memcheck, set HEPA_DFT_THREAD_COPY=1 before creating FP16/FP16X2 plans
  * of 2^14 ... 2^16: memcheck (2025.3.1) rejects the bulk copies between the blocks of a cluster
  * (and the results then come out wrong); this moves the same bytes by thread stores, about 2x
