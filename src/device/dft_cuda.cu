@@ -1711,6 +1711,20 @@ cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int in
                             st);
 }
 
+// How many blocks of kernel k (threads, dynamic shared memory smem, already allowed) the device
+// runs at once: SMs × blocks per SM; 0 on any error (cleared).
+unsigned blocks_at_once(const void *k, unsigned threads, size_t smem) {
+    int dev = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, (int)threads, smem) !=
+            cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return (unsigned)sms * (unsigned)per_sm;
+}
+
 // L2 SQUARE (dft64_l2sq): where it serves, the lag D, the ring and the launch.
 #ifndef HEPA_DFT_L2SQ // bit logn - 14: L2 SQUARE at 2^logn (a cleared bit: the cluster kernel)
 #define HEPA_DFT_L2SQ 7
@@ -1755,23 +1769,18 @@ static_assert(l2sq_shape<7, 7>::I == 8 && l2sq_shape<8, 7>::I == 16 && l2sq_shap
 // vectors, at least 1 and at most batch; the ring's slots R = min(2D, batch). False where the
 // device cannot run them.
 bool l2sq_setup(unsigned logn, size_t batch, unsigned *lag, unsigned *slots) {
-    int dev = 0, sms = 0, per_sm = 0;
     const void *k[2] = {l2sq_kernel<false>(logn), l2sq_kernel<true>(logn)};
-    if (!k[0] || cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    for (int i = 0; i < 2; ++i)
+    if (!k[0]) return false;
+    unsigned wave = 0; // blocks at once (the last kernel's; both have the same shape)
+    for (int i = 0; i < 2; ++i) {
         if (cudaFuncSetAttribute(k[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)L2SQ_SMEM) != cudaSuccess ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k[i], (int)L2SQ_THREADS,
-                                                          L2SQ_SMEM) != cudaSuccess ||
-            per_sm < 1) {
+                                 (int)L2SQ_SMEM) != cudaSuccess) {
             (void)cudaGetLastError();
             return false;
         }
-    size_t d = ((size_t)sms * per_sm * HEPA_DFT_L2SQ_LAG / 2) / l2sq_items(logn);
+        if ((wave = blocks_at_once(k[i], L2SQ_THREADS, L2SQ_SMEM)) == 0) return false;
+    }
+    size_t d = ((size_t)wave * HEPA_DFT_L2SQ_LAG / 2) / l2sq_items(logn);
     if (d < 1) d = 1;
     if (d > batch) d = batch;
     *lag = (unsigned)d;
@@ -2006,15 +2015,10 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     for (int i = 0; i < 2 && e == cudaSuccess; ++i)
         e = cudaFuncSetAttribute(k[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (use_stk && se.persist && e == cudaSuccess) { // all the blocks that fit the GPU at once
-        int dev = 0, sms = 0, fwd = 0, inv = 0;
-        e = cudaGetDevice(&dev);
-        if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-        if (e == cudaSuccess)
-            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fwd, k[0], se.threads, smem);
-        if (e == cudaSuccess)
-            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&inv, k[1], se.threads, smem);
-        p->stk_grid = (unsigned)sms * (unsigned)(fwd < inv ? fwd : inv);
-        if (e == cudaSuccess && p->stk_grid == 0) e = cudaErrorInvalidConfiguration;
+        const unsigned fwd = blocks_at_once(k[0], se.threads, smem),
+                       inv = blocks_at_once(k[1], se.threads, smem);
+        p->stk_grid = fwd < inv ? fwd : inv;
+        if (p->stk_grid == 0) e = cudaErrorInvalidConfiguration;
     }
     if (e != cudaSuccess) {
         const hepa_status s = _hepa_dev_status(e, "hepa_dft_plan_create");
