@@ -770,7 +770,8 @@ int hepa_bench_ckks(size_t reps, const char *commit) {
 }
 
 /* ---- batched DFT plans against cuFFT (--dft) ---------------------------------------------------
- * Each mode next to cuFFT of matching accuracy (FP16 ↔ half, FP16X2 ↔ single, FP64 ↔ double),
+ * Each mode next to cuFFT of matching accuracy (FP16 ↔ half, FP16X2 and FP32 ↔ single, FP64 ↔
+ * double),
  * same batch (1 GiB of data), same buffers, forward, out of place, in the same run; GB/s counts one
  * read + one write. Then both libraries' relative L2 error at n = 2^15 against hepa_dft_host_ld. */
 
@@ -790,8 +791,9 @@ int hepa_bench_ckks(size_t reps, const char *commit) {
 static int cufft_plan(cufftHandle *h, hepa_dft_mode mode, long long n, long long batch) {
     CF(cufftCreate(h));
     size_t ws;
-    const cudaDataType t = mode == HEPA_DFT_FP16 ? CUDA_C_16F
-                           : mode == HEPA_DFT_FP16X2 ? CUDA_C_32F : CUDA_C_64F;
+    const cudaDataType t = mode == HEPA_DFT_FP16                              ? CUDA_C_16F
+                           : mode == HEPA_DFT_FP16X2 || mode == HEPA_DFT_FP32 ? CUDA_C_32F
+                                                                              : CUDA_C_64F;
     CF(cufftXtMakePlanMany(*h, 1, &n, NULL, 1, n, t, NULL, 1, n, t, batch, &ws, t));
     return 0;
 }
@@ -802,9 +804,18 @@ static int cufft_run(cufftHandle h, void *out, void *in, int inverse) {
 #endif
 
 static const char *dft_mode_name(hepa_dft_mode m) {
-    return m == HEPA_DFT_FP64 ? "FP64" : m == HEPA_DFT_FP16X2 ? "FP16X2" : "FP16";
+    return m == HEPA_DFT_FP64     ? "FP64"
+           : m == HEPA_DFT_FP32   ? "FP32"
+           : m == HEPA_DFT_FP16X2 ? "FP16X2"
+                                  : "FP16";
 }
-static size_t dft_elem(hepa_dft_mode m) { return m == HEPA_DFT_FP64 ? 16 : m == HEPA_DFT_FP16X2 ? 8 : 4; }
+/* FP16X2 and FP32: complex float */
+static int dft_float(hepa_dft_mode m) {
+    return m == HEPA_DFT_FP16X2 || m == HEPA_DFT_FP32;
+}
+static size_t dft_elem(hepa_dft_mode m) {
+    return m == HEPA_DFT_FP64 ? 16 : dft_float(m) ? 8 : 4;
+}
 
 /* host float <-> binary16 for the error check (round to nearest even; normal range suffices) */
 static unsigned short f2h(float f) {
@@ -826,13 +837,14 @@ static double h2d(unsigned short h) {
 static void dft_put(void *dst, long double *v, size_t count, hepa_dft_mode m) {
     for (size_t i = 0; i < count; ++i) {
         if (m == HEPA_DFT_FP64) v[i] = ((double *)dst)[i] = (double)v[i];
-        else if (m == HEPA_DFT_FP16X2) v[i] = ((float *)dst)[i] = (float)v[i];
+        else if (dft_float(m))
+            v[i] = ((float *)dst)[i] = (float)v[i];
         else v[i] = h2d(((unsigned short *)dst)[i] = f2h((float)v[i]));
     }
 }
 static long double dft_get(const void *src, size_t i, hepa_dft_mode m) {
     if (m == HEPA_DFT_FP64) return ((const double *)src)[i];
-    if (m == HEPA_DFT_FP16X2) return ((const float *)src)[i];
+    if (dft_float(m)) return ((const float *)src)[i];
     return h2d(((const unsigned short *)src)[i]);
 }
 
@@ -864,8 +876,9 @@ int hepa_bench_dft(size_t reps, const char *commit) {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    static const hepa_dft_mode modes[3] = {HEPA_DFT_FP16, HEPA_DFT_FP16X2, HEPA_DFT_FP64};
-    for (int mi = 0; mi < 3; ++mi) {
+    static const hepa_dft_mode modes[4] = {HEPA_DFT_FP16, HEPA_DFT_FP16X2, HEPA_DFT_FP32,
+                                           HEPA_DFT_FP64};
+    for (int mi = 0; mi < 4; ++mi) {
         const hepa_dft_mode m = modes[mi];
         uint64_t sd = 0xD1B54A32D192ED03ull;
         const size_t nv = chunk / (dft_elem(m) / 2);
@@ -928,7 +941,7 @@ int hepa_bench_dft(size_t reps, const char *commit) {
     long double *ref = malloc(4 * 2 * n * sizeof *ref);
     unsigned char *hx = malloc(4 * n * 16), *hy = malloc(4 * n * 16);
     if (!ref || !hx || !hy) return 1;
-    for (int mi = 0; mi < 3; ++mi) {
+    for (int mi = 0; mi < 4; ++mi) {
         const hepa_dft_mode m = modes[mi];
         uint64_t seed = 0x9E3779B97F4A7C15ull;
         for (size_t i = 0; i < 8 * n; ++i)

@@ -387,10 +387,11 @@ Test(ckks, dft_mode) {
     cr_assert_eq(hepa_ckks_dft_mode(c.enc, NAN), -1);
     cr_assert_eq(hepa_ckks_dft_mode(c.enc, INFINITY), -1);
     T_STATUS(hepa_ckks_encoder_set_dft_mode(NULL, HEPA_DFT_FP64), HEPA_ERR_INVALID_ARGUMENT);
-    T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, 3), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, 7), HEPA_ERR_INVALID_ARGUMENT);
     T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, -2), HEPA_ERR_INVALID_ARGUMENT);
     T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, HEPA_DFT_FP16), HEPA_ERR_UNSUPPORTED);
     T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, HEPA_DFT_FP16X2), HEPA_ERR_UNSUPPORTED);
+    T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, HEPA_DFT_FP32), HEPA_ERR_UNSUPPORTED);
     cr_assert_eq(hepa_ckks_dft_mode(c.enc, 0x1p40), HEPA_DFT_FP64, "mode changed on error");
     T_OK(hepa_ckks_encoder_set_dft_mode(c.enc, HEPA_DFT_FP64));
     cr_assert_eq(hepa_ckks_dft_mode(c.enc, 0x1p40), HEPA_DFT_FP64);

@@ -25,13 +25,14 @@ static int cmp_float(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s fp16|fp16x2|fp64 LOGN [REPS]\n", argv[0]);
+        fprintf(stderr, "usage: %s fp16|fp16x2|fp32|fp64 LOGN [REPS]\n", argv[0]);
         return 2;
     }
     const hepa_dft_mode mode = !strcmp(argv[1], "fp64")     ? HEPA_DFT_FP64
+                               : !strcmp(argv[1], "fp32")   ? HEPA_DFT_FP32
                                : !strcmp(argv[1], "fp16x2") ? HEPA_DFT_FP16X2
                                                             : HEPA_DFT_FP16;
-    const size_t elem = mode == HEPA_DFT_FP64 ? 16 : mode == HEPA_DFT_FP16X2 ? 8 : 4;
+    const size_t elem = mode == HEPA_DFT_FP64 ? 16 : mode == HEPA_DFT_FP16 ? 4 : 8;
     const size_t n = (size_t)1 << atoi(argv[2]), batch = ((size_t)1 << 30) / (n * elem);
     const int reps = argc > 3 ? atoi(argv[3]) : 0, in_place = argc > 4 && !strcmp(argv[4], "ip");
     void *in, *out;

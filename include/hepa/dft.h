@@ -53,7 +53,8 @@ extern "C" {
 typedef enum hepa_dft_mode {
     HEPA_DFT_FP64 = 0,
     HEPA_DFT_FP16 = 1,
-    HEPA_DFT_FP16X2 = 2
+    HEPA_DFT_FP16X2 = 2,
+    HEPA_DFT_FP32 = 3
 } hepa_dft_mode;
 
 /* Smallest and largest transform size of a plan. */

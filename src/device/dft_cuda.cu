@@ -4,13 +4,13 @@
 // writes the batch once:
 //   - n <= the one-pass size of the mode (see mode_sizes): each block transforms whole vectors.
 //     (2^14 ... 2^16 with more than 2^16 elements in the batch, on sm_90: one pass too, a vector
-//     per thread-block cluster: FP64 dft_stockham64_cluster, FP16X2 and FP16 from 2^15
-//     dft_cluster_tc, a four-step split whose two halves exchange through distributed shared
-//     memory.)
-//     FP64 2^14 ... 2^16: dft64_l2sq instead, both passes of a four-step in one launch with the
-//     intermediate in L2 (L2 SQUARE below).
-//     From 2^4 to 2^13 (FP16: 2^14) that is a register-resident Stockham kernel
-//     (dft_stockham64, dft_stockham_tc below: global memory straight into registers, one
+//     per thread-block cluster: FP64 (and FP32 from 2^15) dft_stockham_cc_cluster, FP16X2 and
+//     FP16 from 2^15 dft_cluster_tc, a four-step split whose two halves exchange through
+//     distributed shared memory.)
+//     FP64 2^14 ... 2^16 and FP32 2^15, 2^16: dft_l2sq instead, both passes of a four-step in one
+//     launch with the intermediate in L2 (L2 SQUARE below).
+//     From 2^4 to 2^13 (FP16, FP32: 2^14) that is a register-resident Stockham kernel
+//     (dft_stockham_cc, dft_stockham_tc below: global memory straight into registers, one
 //     shared-memory round trip per stage boundary; 2-3x faster than dft_pass, which loads the
 //     vectors into shared memory, runs every stage there and writes them back). dft_pass does
 //     the other one-pass plans (n < 16, FP16X2 at 2^14 without clusters) and both passes of the
@@ -32,6 +32,8 @@
 //
 // The radix-16 butterfly per mode:
 //   FP64    on the CUDA cores, 16 = 4·4 with internal twiddles (w_16), in double;
+//   FP32    the same kernels (templated on the element type) in float: cuFFT single's accuracy
+//           without FP16X2's high/low split of every operand;
 //   FP16    on the tensor cores (seed 000, Algorithm 2): eight DFT_16s at once as a 16×16 by 16×8
 //           complex matrix product Y = F·X, i.e. four mma.m16n8k16 (FP16 in, FP32 accumulate);
 //           between stages the data is stored as FP16;
@@ -42,6 +44,8 @@
 //           two so that max |x| < 1 (the FP16 parts then cannot overflow: a DFT of size m <= 2^14
 //           grows values at most m-fold), and undoes it on the way out.
 // Twiddles other than the 16th roots come from per-plan tables (double2 for FP64, float2 else).
+// The CUDA-core helpers (complex multiply, DFT_2/4/8, stage twiddles) are in device/dft_fp64.cuh,
+// written for double2 and float2 alike.
 //
 // The host reference is src/host/dft.c (hepa_dft_host, hepa_dft_host_ld); the tests compare.
 #include <cooperative_groups.h>
@@ -88,9 +92,9 @@ struct hepa_dft_plan {
     void *tw;           // device twiddles: double2 (FP64) or float2, see pass_desc offsets
     void *scratch;      // device: n·batch elements between the two passes (NULL for one pass)
     size_t elem;        // bytes per complex element: 16, 4 or 8
-    unsigned stk;       // log2 n when the plan runs a Stockham kernel (dft_stockham64/_tc), else 0
+    unsigned stk;       // log2 n when the plan runs a Stockham kernel (dft_stockham_cc/_tc), else 0
     unsigned stk_grid;  // its grid when its blocks are persistent (stk_entry::persist), else 0
-    unsigned l2sq;      // log2 n when the plan runs dft64_l2sq, else 0
+    unsigned l2sq;      // log2 n when the plan runs dft_l2sq, else 0
     unsigned l2sq_d;    // its lag D in vectors
     unsigned l2sq_r;    // its ring's slots (in-place executions)
     unsigned *ctr;      // its counters (2·batch + 2), zero between executions
@@ -106,6 +110,14 @@ template <int MODE> struct mode_types;
 template <> struct mode_types<HEPA_DFT_FP64> { using T = double2; using W = double2; };
 template <> struct mode_types<HEPA_DFT_FP16> { using T = __half2; using W = float2; };
 template <> struct mode_types<HEPA_DFT_FP16X2> { using T = float2; using W = float2; };
+template <> struct mode_types<HEPA_DFT_FP32> {
+    using T = float2;
+    using W = float2;
+};
+// The modes whose butterflies run on the CUDA cores (the others on the tensor cores).
+__host__ __device__ constexpr bool cc_mode(int mode) {
+    return mode == HEPA_DFT_FP64 || mode == HEPA_DFT_FP32;
+}
 
 // Shared-memory swizzle: XOR the low 5 bits of an element index with bits from above — a
 // bijection on each aligned run of 32 that spreads the power-of-two strides of the stages over the
@@ -372,7 +384,7 @@ __device__ void stage16_tc(typename mode_types<MODE>::T *sm, const float2 *tw_m,
     }
 }
 
-// ---- register-resident Stockham pass (one-pass FP64 plans, n = 2^4 ... 2^13) ------------------
+// ---- register-resident Stockham pass (one-pass FP64 plans, n = 2^4 ... 2^13; FP32 to 2^14) ----
 //
 // (Below with 16 values per thread; 2^8 ... 2^10 run 8 per thread and radix-8 stages, stk_vpt.)
 // Stage s of radix R (16, then one of 2^(logn mod 4) when logn is not a multiple of 4), Ns = the
@@ -422,9 +434,11 @@ template <int R, bool INV, typename W> __device__ __forceinline__ void dft_r(W *
 // 2^10 733, 732 -> 728, 725; 2^11 741, 738 -> 778, 771; bench/experiments/dft_profile.c, 2^8 /
 // 2^9: 731, 734 / 731, 730 -> 722, 724 / 727, 724. Eight per thread at 2^12 took 889 µs and at
 // 2^13 (1024 threads, five stages) 1158 µs, against 748-753 and 1008-1016 µs with sixteen
-// (other runs). (A cluster of two 2^12 blocks at 2^13, dft_stockham64_cluster: 1199 µs.)
-constexpr unsigned stk_vpt(int logn) {
-    return logn >= 8 && logn <= 10 ? 8 : 16;
+// (other runs). (A cluster of two 2^12 blocks at 2^13, dft_stockham_cc_cluster: 1199 µs.)
+// FP32 keeps sixteen (sixteen float2 take the registers of eight double2): 2^10 ... 2^12 run at
+// 0.99-1.00x the copy rate, and eight at 2^13 measured 2126-2129 against 2805-2852 GB/s.
+constexpr unsigned stk_vpt(int logn, bool fp32) {
+    return fp32 ? 16 : logn >= 8 && logn <= 10 ? 8 : 16;
 }
 template <int LOGN, int VPT = 16> struct stk_shape {
     static_assert(VPT == 8 || VPT == 16, "radix-8 or radix-16 stages");
@@ -440,31 +454,32 @@ template <int VPT> __device__ __forceinline__ unsigned stk_swv(unsigned p) {
 
 // One stage of radix R on the thread's groups (v[u·R + r] = input r of group t + u·T), reading
 // from shared memory (FIRST: from global), writing to shared memory (LAST: to global).
-template <int LOGN, int VPT, int R, unsigned NS, bool INV, bool FIRST, bool LAST>
-__device__ __forceinline__ void stk_stage(double2 (&v)[VPT], double2 *sm, const double2 *src,
-                                          double2 *dst, const double2 *tw, unsigned t, bool live) {
-    constexpr unsigned N = 1u << LOGN, T = N / VPT, U = VPT / R, NR = N / R;
+template <int LOGN, int VPT, int R, unsigned NS, bool INV, bool FIRST, bool LAST, typename T>
+__device__ __forceinline__ void stk_stage(T (&v)[VPT], T *sm, const T *src, T *dst, const T *tw,
+                                          unsigned t, bool live) {
+    constexpr unsigned N = 1u << LOGN, TV = N / VPT, U = VPT / R, NR = N / R;
     if constexpr (FIRST) {
         if (live) {
 #pragma unroll
             for (unsigned u = 0; u < U; ++u)
 #pragma unroll
                 for (unsigned r = 0; r < R; ++r)
-                    v[u * R + r] = __ldg(src + t + u * T + r * NR);
+                    v[u * R + r] = __ldg(src + t + u * TV + r * NR);
         }
     } else {
 #pragma unroll
         for (unsigned u = 0; u < U; ++u)
 #pragma unroll
-            for (unsigned r = 0; r < R; ++r) v[u * R + r] = sm[stk_swv<VPT>(t + u * T + r * NR)];
+            for (unsigned r = 0; r < R; ++r)
+                v[u * R + r] = sm[stk_swv<VPT>(t + u * TV + r * NR)];
     }
     // the last stage's groups t + u·T share their twiddles up to powers of w_(U·R)
     constexpr bool LAST_TW = LAST && NS > 1 && U > 1 && HEPA_DFT_TW_LOADS == 0;
     if constexpr (LAST_TW)
-        last_stage_twiddles<R, U, INV>(v, tw, t, [](int m) { return root16<double2>(m); });
+        last_stage_twiddles<R, U, INV>(v, tw, t, [](int m) { return root16<T>(m); });
 #pragma unroll
     for (unsigned u = 0; u < U; ++u) {
-        const unsigned j = t + u * T, jm = j & (NS - 1);
+        const unsigned j = t + u * TV, jm = j & (NS - 1);
         if constexpr (NS > 1 && !LAST_TW) // w_(Ns·R)^(jm·r) = w_N^(jm·r·N/(Ns·R))
             HEPA_STAGE_TW(R, INV, v + u * R, tw, jm * (N / (NS * R)));
         dft_r<R, INV>(v + u * R);
@@ -475,18 +490,19 @@ __device__ __forceinline__ void stk_stage(double2 (&v)[VPT], double2 *sm, const 
 #pragma unroll
             for (unsigned u = 0; u < U; ++u)
 #pragma unroll
-                for (unsigned k = 0; k < R; ++k) dst[t + u * T + k * NS] = v[u * R + k];
+                for (unsigned k = 0; k < R; ++k)
+                    dst[t + u * TV + k * NS] = v[u * R + k];
         }
     } else {
         __syncthreads(); // every thread has read this stage's inputs
-        stockham_put<R, NS, U, T>(sm, v, t, [](unsigned p) { return stk_swv<VPT>(p); });
+        stockham_put<R, NS, U, TV>(sm, v, t, [](unsigned p) { return stk_swv<VPT>(p); });
         __syncthreads();
     }
 }
 
-template <int LOGN, int VPT, bool INV, int S>
-__device__ __forceinline__ void stk_stages(double2 (&v)[VPT], double2 *sm, const double2 *src,
-                                           double2 *dst, const double2 *tw, unsigned t, bool live) {
+template <int LOGN, int VPT, bool INV, int S, typename T>
+__device__ __forceinline__ void stk_stages(T (&v)[VPT], T *sm, const T *src, T *dst, const T *tw,
+                                           unsigned t, bool live) {
     constexpr int LV = VPT == 16 ? 4 : 3; // log2 VPT
     constexpr int SV = LOGN / LV, LR = LOGN % LV, NSTAGE = SV + (LR ? 1 : 0);
     if constexpr (S < NSTAGE) {
@@ -500,18 +516,19 @@ __device__ __forceinline__ void stk_stages(double2 (&v)[VPT], double2 *sm, const
 // Eight values per thread: at most 64 registers (1024 resident threads per SM). Sixteen: no
 // minimum (0); a minimum of 1 let ptxas take up to 168 registers, one block per SM, and made
 // 2^11 and 2^12 13% slower on an H100.
-template <int LOGN, bool INV, int VPT>
+// T: double2 (FP64 plans) or float2 (FP32 plans).
+template <int LOGN, bool INV, int VPT, typename T>
 __global__ void __launch_bounds__(stk_shape<LOGN, VPT>::THREADS,
                                   VPT == 8 ? 1024 / stk_shape<LOGN, VPT>::THREADS : 0)
-    dft_stockham64(double2 *out, const double2 *in, const double2 *tw, unsigned long long batch) {
+    dft_stockham_cc(T *out, const T *in, const T *tw, unsigned long long batch) {
     using sh = stk_shape<LOGN, VPT>;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const unsigned vl = threadIdx.x / sh::T, t = threadIdx.x % sh::T;
-    double2 *sm = (double2 *)smem_raw + (size_t)vl * sh::N;
+    T *sm = (T *)smem_raw + (size_t)vl * sh::N;
     const unsigned long long vec = (unsigned long long)blockIdx.x * sh::V + vl;
     const bool live = vec < batch; // a partial last block: dead vectors still meet the barriers
     const size_t off = live ? (size_t)vec << LOGN : 0;
-    double2 v[VPT];
+    T v[VPT];
     stk_stages<LOGN, VPT, INV, 0>(v, sm, in + off, out + off, tw, t, live);
 }
 
@@ -770,7 +787,8 @@ __global__ void __launch_bounds__(stc_shape<MODE, LOGN>::THREADS)
     }
 }
 
-// ---- the FP64 Stockham pass over a thread-block cluster (one-pass plans of 2^14 ... 2^16) ------
+// ---- the FP64 / FP32 Stockham pass over a thread-block cluster (one-pass plans of 2^14 ... 2^16;
+// where dft_l2sq cannot run) ---------------------------------------------------------------------
 //
 // A vector of n = 2^LOGN elements is spread over C = 2^LC blocks of one cluster (sm_90), each with
 // n/C elements of shared memory and n/(16C) threads. Position p lives in block owner(p) =
@@ -784,47 +802,48 @@ __global__ void __launch_bounds__(stc_shape<MODE, LOGN>::THREADS)
 // (clu_shape's B and thread_copy below serve only sm_90 code: 177 "declared but never
 // referenced" is expected in the sm_80 pass.)
 #pragma nv_diag_suppress 177
-template <int LOGN, int LC> struct clu_shape {
+template <int LOGN, int LC, int ELEM = 16> struct clu_shape {
     static constexpr unsigned N = 1u << LOGN, C = 1u << LC, NL = N / C; // elements per block
     static constexpr unsigned THREADS = NL / 16;
     // Positions are dealt to the blocks in runs of B (B·C <= 16): the last stage's lanes then
     // store runs of B consecutive elements (B = 2: whole 32-byte sectors).
-    static constexpr unsigned B = C <= 8 ? 2 : 1;
+    // (float2, ELEM = 8: runs of 4 where C <= 4)
+    static constexpr unsigned B = ELEM == 8 && C <= 4 ? 4 : C <= 8 ? 2 : 1;
     static __device__ __forceinline__ unsigned owner(unsigned p) { return (p / B) % C; }
     static __device__ __forceinline__ unsigned local(unsigned p) { return (p / (B * C)) * B + p % B; }
 };
 #pragma nv_diag_default 177
 
 // (two blocks per SM when a block has 256 threads; left alone ptxas took 152 registers: one)
-template <int LOGN, int LC, bool INV>
+template <int LOGN, int LC, bool INV, typename T>
 __global__ void __launch_bounds__(clu_shape<LOGN, LC>::THREADS,
                                   clu_shape<LOGN, LC>::THREADS <= 256 ? 2 : 1)
-    dft_stockham64_cluster(double2 *out, const double2 *in, const double2 *tw,
-                           unsigned long long batch) {
+    dft_stockham_cc_cluster(T *out, const T *in, const T *tw, unsigned long long batch) {
 #if __CUDA_ARCH__ >= 900
-    using sh = clu_shape<LOGN, LC>;
-    constexpr unsigned N = sh::N, C = sh::C, TL = sh::THREADS, T = N / 16;
+    using sh = clu_shape<LOGN, LC, sizeof(T)>;
+    constexpr unsigned N = sh::N, C = sh::C, TL = sh::THREADS, TV = N / 16;
     constexpr int S16 = LOGN / 4, LR = LOGN % 4;
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    double2 *sm = (double2 *)smem_raw;
+    T *sm = (T *)smem_raw;
     namespace cg = cooperative_groups;
     cg::cluster_group cluster = cg::this_cluster();
     const unsigned c = cluster.block_rank(), t = threadIdx.x;
     const unsigned long long vec = blockIdx.x / C; // grid = batch · C blocks
-    const double2 *src = in + (vec << LOGN);
-    double2 *dst = out + (vec << LOGN);
+    const T *src = in + (vec << LOGN);
+    T *dst = out + (vec << LOGN);
     (void)batch;
-    double2 v[16];
+    T v[16];
     // stage 0: radix 16, Ns = 1, group j0 = c·TL + t
     {
         const unsigned j = c * TL + t;
 #pragma unroll
-        for (unsigned r = 0; r < 16; ++r) v[r] = __ldg(src + j + r * T);
+        for (unsigned r = 0; r < 16; ++r)
+            v[r] = __ldg(src + j + r * TV);
         dft_r<16, INV>(v);
         cluster.sync(); // every block of the cluster runs (its shared memory may be written)
 #pragma unroll
         for (unsigned k = 0; k < 16; ++k) {
-            double2 *rsm = cluster.map_shared_rank(sm, sh::owner(16 * j + k));
+            T *rsm = cluster.map_shared_rank(sm, sh::owner(16 * j + k));
             rsm[stk_sw(sh::local(16 * j + k))] = v[k];
         }
     }
@@ -840,14 +859,14 @@ __global__ void __launch_bounds__(clu_shape<LOGN, LC>::THREADS,
         for (unsigned u = 0; u < U; ++u)
 #pragma unroll
             for (unsigned r = 0; r < R; ++r)
-                v[u * R + r] = sm[stk_sw(sh::local(j + u * T + r * NR))];
+                v[u * R + r] = sm[stk_sw(sh::local(j + u * TV + r * NR))];
         // the last stage's groups j + u·T share their twiddles up to powers of w_(U·R)
         constexpr bool LAST_TW = LAST && U > 1 && HEPA_DFT_TW_LOADS == 0;
         if constexpr (LAST_TW)
-            last_stage_twiddles<R, U, INV>(v, tw, j, [](int m) { return root16<double2>(m); });
+            last_stage_twiddles<R, U, INV>(v, tw, j, [](int m) { return root16<T>(m); });
 #pragma unroll
         for (unsigned u = 0; u < U; ++u) {
-            const unsigned jj = j + u * T, jm = jj & (NS - 1);
+            const unsigned jj = j + u * TV, jm = jj & (NS - 1);
             if constexpr (!LAST_TW) HEPA_STAGE_TW(R, INV, v + u * R, tw, jm * (N / (NS * R)));
             dft_r<R, INV>(v + u * R);
         }
@@ -855,12 +874,13 @@ __global__ void __launch_bounds__(clu_shape<LOGN, LC>::THREADS,
 #pragma unroll
             for (unsigned u = 0; u < U; ++u)
 #pragma unroll
-                for (unsigned k = 0; k < R; ++k) dst[j + u * T + k * NS] = v[u * R + k];
+                for (unsigned k = 0; k < R; ++k)
+                    dst[j + u * TV + k * NS] = v[u * R + k];
         } else {
             __syncthreads();
 #pragma unroll
             for (unsigned u = 0; u < U; ++u) {
-                const unsigned jj = j + u * T, base = (jj / NS) * NS * R + (jj & (NS - 1));
+                const unsigned jj = j + u * TV, base = (jj / NS) * NS * R + (jj & (NS - 1));
 #pragma unroll
                 for (unsigned k = 0; k < R; ++k) sm[stk_sw(sh::local(base + k * NS))] = v[u * R + k];
             }
@@ -880,7 +900,8 @@ __global__ void __launch_bounds__(clu_shape<LOGN, LC>::THREADS,
 #endif
 }
 
-// ---- FP64 2^14 ... 2^16: a four-step in one launch, the intermediate through L2 (L2 SQUARE)
+// ---- FP64 2^14 ... 2^16 (FP32 2^15, 2^16): a four-step in one launch, the intermediate through L2
+// (L2 SQUARE)
 //
 // n = N1·N2 (N1, N2 = 128 or 256: 2^14 = 128·128, 2^15 = 256·128, 2^16 = 256·256), element
 // p = N2·i1 + i2, output K = k1 + N1·k2:
@@ -950,14 +971,14 @@ template <bool MF> __device__ __forceinline__ unsigned l2sq_m1(unsigned t) {
 template <bool MF> __device__ __forceinline__ unsigned l2sq_col(unsigned t, unsigned h) {
     return (MF ? t >> 4 : t & 15) + 16 * h;
 }
-template <int LM, bool INV, bool LDG, bool MF>
-__device__ __forceinline__ void l2sq_cols(double2 (&x)[16], double2 *sm, const double2 *src,
-                                          unsigned S, const double2 *tw_n, unsigned logn,
-                                          const unsigned *wait, unsigned need, unsigned *sig) {
+template <int LM, bool INV, bool LDG, bool MF, typename T>
+__device__ __forceinline__ void l2sq_cols(T (&x)[16], T *sm, const T *src, unsigned S,
+                                          const T *tw_n, unsigned logn, const unsigned *wait,
+                                          unsigned need, unsigned *sig) {
     constexpr unsigned M = 1u << LM, C = 4096 / M, M2 = M / 16, H = 16 / M2;
     static_assert(LM == 7 || LM == 8, "columns of 128 or 256");
     const unsigned t = threadIdx.x, c = t % C, j0 = t / C;
-    const double2 *p = src + (size_t)j0 * S + c;
+    const T *p = src + (size_t)j0 * S + c;
 #pragma unroll
     for (unsigned r = 0; r < 16; ++r)
         x[r] = LDG ? __ldg(p + (size_t)r * M2 * S) : p[(size_t)r * M2 * S];
@@ -997,20 +1018,20 @@ template <int LA, int LB> struct l2sq_shape { // n = N1·N2, N1 = 2^LA (A's DFT)
 // tw_n: w_n^e (e < n); tw_a[i2·16 + m1] = w_n^(i2·m1) (i2 < N2): a half-warp (16 consecutive m1,
 // one i2) reads one 256-byte run, where tw_n + i2·m1 was 16 sectors (2^14 ... 2^16: +1-2%).
 // ring: R slots of n elements (R = 0: the intermediate in out); ctr: 2 + 2·batch words.
-template <int LA, int LB, bool INV>
+template <int LA, int LB, bool INV, typename T>
 __global__ void __launch_bounds__(256)
-    dft64_l2sq(double2 *out, const double2 *in, const double2 *tw_n, const double2 *tw_a,
-               double2 *ring, unsigned R, unsigned batch, unsigned D, unsigned *ctr) {
+    dft_l2sq(T *out, const T *in, const T *tw_n, const T *tw_a, T *ring, unsigned R, unsigned batch,
+             unsigned D, unsigned *ctr) {
     using sh = l2sq_shape<LA, LB>;
     constexpr unsigned LOGN = sh::LOGN, N1 = sh::N1, N2 = sh::N2, IA = sh::IA, IB = sh::IB;
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    double2 *sm = (double2 *)smem_raw;
+    T *sm = (T *)smem_raw;
     const unsigned t = threadIdx.x;
     unsigned v, b, second;
     item_order(take_item(&ctr[0]), batch, D, IA, IB, second, v, b);
-    double2 *mid = R ? ring + ((size_t)(v % R) << LOGN) : out + ((size_t)v << LOGN);
+    T *mid = R ? ring + ((size_t)(v % R) << LOGN) : out + ((size_t)v << LOGN);
     unsigned *a_done = ctr + 2, *b_read = ctr + 2 + batch;
-    double2 x[16];
+    T x[16];
     if (!second) {
         constexpr unsigned C = sh::CA, M2 = N1 / 16, H = 16 / M2;
         l2sq_cols<LA, INV, true, true>(x, sm, in + ((size_t)v << LOGN) + C * b, N2, tw_n, LOGN,
@@ -1021,8 +1042,8 @@ __global__ void __launch_bounds__(256)
             const unsigned i2 = C * b + l2sq_col<true>(t, h);
             // w_n^(i2·(m1 + 16·m0)) = w_n^(i2·m1) · (w_n^(16·i2))^m0
             stage_twiddles<M2, INV>(x + h * M2, tw_n, 16 * i2);
-            const double2 base = conj_if<INV>(__ldg(tw_a + i2 * 16 + m1));
-            double2 *dst = mid + (size_t)i2 * N1 + m1;
+            const T base = conj_if<INV>(__ldg(tw_a + i2 * 16 + m1));
+            T *dst = mid + (size_t)i2 * N1 + m1;
 #pragma unroll
             for (unsigned m0 = 0; m0 < M2; ++m0)
                 dst[16 * m0] = cmul(x[h * M2 + m0], base);
@@ -1036,11 +1057,11 @@ __global__ void __launch_bounds__(256)
         l2sq_cols<LB, INV, false, false>(x, sm, mid + C * b, N1, tw_n, LOGN, nullptr, 0,
                                          R ? b_read + v : nullptr);
         const unsigned m1 = l2sq_m1<false>(t);
-        double2 *vec = out + ((size_t)v << LOGN);
+        T *vec = out + ((size_t)v << LOGN);
 #pragma unroll
         for (unsigned h = 0; h < H; ++h) {
             const unsigned k1 = C * b + l2sq_col<false>(t, h);
-            double2 *dst = vec + k1 + (size_t)N1 * m1;
+            T *dst = vec + k1 + (size_t)N1 * m1;
 #pragma unroll
             for (unsigned m0 = 0; m0 < M2; ++m0)
                 dst[(size_t)N1 * 16 * m0] = x[h * M2 + m0];
@@ -1049,27 +1070,28 @@ __global__ void __launch_bounds__(256)
     finish_item(ctr, batch * sh::I, R ? 2 * batch + 2 : batch + 2);
 }
 
-// ---- the FP16 / FP16X2 four-step pass over a thread-block cluster (one-pass plans of 2^14 ... 2^16)
+// ---- the FP16 / FP16X2 four-step pass over a thread-block cluster (one-pass plans of 2^14 ...
+// 2^16)
 //
 // n = n1·n2 with n2 = 256, over a cluster of C = n/2^12 blocks (4, 8, 16: 16 is beyond the portable
 // cluster size, see clu_available) of NL = 2^12 elements each.
-// Phase 1: block c does the n2/C columns i2 = c·n2/C + v (v < VL1) of size n1 (elements i1·n2 + i2),
-// multiplies output k1 by w_n^(i2·k1) and sends it to the block that owns row k1 (k1 / VL2, VL2 =
-// n1/C) through distributed shared memory. Phase 2, after one cluster barrier: block c does the rows
-// k1 = c·VL2 + v of size n2 and writes output k2 of row k1 to k1 + n1·k2. So global reads and writes
-// come in runs of VL1 and VL2 (>= 8) consecutive elements: whole 32-byte sectors (the Stockham
-// ownership of dft_stockham64_cluster, positions dealt by their low bits, would store 8-byte pieces
-// of FP16 sectors from 4 blocks each), and there is one exchange.
-// Inside a phase, VL vectors of size m are stored vector-fastest (element e of vector v at e·VL + v)
-// and transformed by Stockham stages as in dft_stockham_tc: radix-16 stages on the tensor cores (tile
-// of eight groups G = j·VL + v with consecutive v: VL >= 8), then (phase 1 when n1 = 64 or 128) one
+// Phase 1: block c does the n2/C columns i2 = c·n2/C + v (v < VL1) of size n1 (elements i1·n2 +
+// i2), multiplies output k1 by w_n^(i2·k1) and sends it to the block that owns row k1 (k1 / VL2,
+// VL2 = n1/C) through distributed shared memory. Phase 2, after one cluster barrier: block c does
+// the rows k1 = c·VL2 + v of size n2 and writes output k2 of row k1 to k1 + n1·k2. So global reads
+// and writes come in runs of VL1 and VL2 (>= 8) consecutive elements: whole 32-byte sectors (the
+// Stockham ownership of dft_stockham_cc_cluster, positions dealt by their low bits, would store
+// 8-byte pieces of FP16 sectors from 4 blocks each), and there is one exchange. Inside a phase, VL
+// vectors of size m are stored vector-fastest (element e of vector v at e·VL + v) and transformed
+// by Stockham stages as in dft_stockham_tc: radix-16 stages on the tensor cores (tile of eight
+// groups G = j·VL + v with consecutive v: VL >= 8), then (phase 1 when n1 = 64 or 128) one
 // radix-4/8 stage on the CUDA cores. A group's inputs are G + r·NL/16, so the reads of every stage
 // have the same lane pattern; ctc_sw (masks found by search like tc_sw's, for every access of the
 // five configurations: bank-conflict free with 4-byte FP16 and 8-byte FP16X2 elements; remote
 // stores counted per destination block) spreads them over the banks.
-// FP16X2 scales phase 1 by a power of two per block (max |x| of the block's columns < 1) and phase 2
-// by one per vector (max of the phase-1 outputs, gathered with remote atomics), undoing each on the
-// phase's way out. Twiddles: stage tables as dft_stockham_tc's (only w_256 is used), then
+// FP16X2 scales phase 1 by a power of two per block (max |x| of the block's columns < 1) and phase
+// 2 by one per vector (max of the phase-1 outputs, gathered with remote atomics), undoing each on
+// the phase's way out. Twiddles: stage tables as dft_stockham_tc's (only w_256 is used), then
 // w_n^(k1·i2) as a table [k1][i2] after them (a warp's 32 reads are 8 runs of 8 entries).
 template <int BB> __host__ __device__ constexpr unsigned ctc_sw(unsigned p) {
     constexpr unsigned m5[12] = {0, 0, 0, 0, 0, 12, 25, 24, 23, 23, 28, 5};
@@ -1492,7 +1514,7 @@ __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, c
     const W *tw = (const W *)tw_v;
     const W *tw_m = tw + d.tw_m;
     ffrag f;
-    if constexpr (MODE != HEPA_DFT_FP64) make_ffrag<INV>(f);
+    if constexpr (!cc_mode(MODE)) make_ffrag<INV>(f);
     unsigned ls = lm;
     if constexpr (LAT) {
         while (ls >= 2) {
@@ -1503,7 +1525,7 @@ __global__ void __launch_bounds__(512) dft_pass(void *out_v, const void *in_v, c
     }
     while (ls >= 4) {
         ls -= 4;
-        if constexpr (MODE == HEPA_DFT_FP64)
+        if constexpr (cc_mode(MODE))
             stage_cc<4, INV, T, W>(sm, tw_m, lm, ls, E >> 4);
         else
             stage16_tc<MODE, INV>(sm, tw_m, f, lm, ls, E >> 4);
@@ -1582,6 +1604,9 @@ cudaError_t launch(const hepa_dft_plan *p, const pass_desc &d, void *out, const 
     switch (p->mode) {
     case HEPA_DFT_FP16: HEPA_DFT_LAUNCH(HEPA_DFT_FP16, false); break;
     case HEPA_DFT_FP16X2: HEPA_DFT_LAUNCH(HEPA_DFT_FP16X2, false); break;
+    case HEPA_DFT_FP32:
+        HEPA_DFT_LAUNCH(HEPA_DFT_FP32, false);
+        break;
     default:
         if (d.lr == 2) HEPA_DFT_LAUNCH(HEPA_DFT_FP64, true);
         else HEPA_DFT_LAUNCH(HEPA_DFT_FP64, false);
@@ -1600,14 +1625,25 @@ struct stk_entry {
     unsigned cluster;       // blocks per cluster (1: a plain launch)
     bool persist;           // persistent blocks (stc_shape::PF): launch at most what fits at once
 };
+template <int L, typename T> stk_entry cc_make() {
+    constexpr int VPT = stk_vpt(L, sizeof(T) == sizeof(float2));
+    using sh = stk_shape<L, VPT>;
+    return {(void *)dft_stockham_cc<L, false, VPT, T>,
+            (void *)dft_stockham_cc<L, true, VPT, T>,
+            sh::THREADS,
+            sh::V,
+            (size_t)sh::V * sh::N * sizeof(T),
+            1};
+}
+// FP32 2^14: one block of 1024 threads holds the vector (128 KiB). Measured on an H100 (dftprof,
+// 1 GiB batches, two rounds): 2245-2255 GB/s, against 1587-1595 over a cluster of two blocks
+// (dft_stockham_cc_cluster, 64 registers, 104-112 bytes of stack), 1283-1292 over four, and
+// 2191-2198 with dft_l2sq.
 template <int L> stk_entry stk_make(hepa_dft_mode mode) {
+    if constexpr (L <= 14)
+        if (mode == HEPA_DFT_FP32) return cc_make<L, float2>();
     if constexpr (L <= 13) {
-        if (mode == HEPA_DFT_FP64) {
-            constexpr int VPT = stk_vpt(L);
-            using sh = stk_shape<L, VPT>;
-            return {(void *)dft_stockham64<L, false, VPT>, (void *)dft_stockham64<L, true, VPT>,
-                    sh::THREADS, sh::V, (size_t)sh::V * sh::N * sizeof(double2), 1};
-        }
+        if (mode == HEPA_DFT_FP64) return cc_make<L, double2>();
         if (mode == HEPA_DFT_FP16X2) {
             using sh = stc_shape<HEPA_DFT_FP16X2, L>;
             return {(void *)dft_stockham_tc<HEPA_DFT_FP16X2, L, false>,
@@ -1642,14 +1678,19 @@ template <int MODE, int L> stk_entry ctc_make() {
     return {(void *)dft_cluster_tc<MODE, L, false>, (void *)dft_cluster_tc<MODE, L, true>, sh::THREADS,
             sh::C, sh::SMEM, sh::C};
 }
-template <int L> stk_entry clu_make() {
+template <int L, typename T> stk_entry clu_make() {
     constexpr int LC = L - (L >= 16 ? 13 : 12);
-    using sh = clu_shape<L, LC>;
-    return {(void *)dft_stockham64_cluster<L, LC, false>, (void *)dft_stockham64_cluster<L, LC, true>,
-            sh::THREADS, sh::C, (size_t)sh::NL * sizeof(double2), sh::C};
+    using sh = clu_shape<L, LC, sizeof(T)>;
+    return {(void *)dft_stockham_cc_cluster<L, LC, false, T>,
+            (void *)dft_stockham_cc_cluster<L, LC, true, T>,
+            sh::THREADS,
+            sh::C,
+            (size_t)sh::NL * sizeof(T),
+            sh::C};
 }
 // The Stockham kernel for (mode, 2^logn): FP64 and FP16X2 2^4 ... 2^13 (a vector in one block's
-// shared memory, twice for FP16X2's double buffer), FP16 2^4 ... 2^14.
+// shared memory, twice for FP16X2's double buffer), FP16 and FP32 2^4 ... 2^14; above, the
+// cluster kernels.
 bool stk_lookup(hepa_dft_mode mode, unsigned logn, stk_entry *e) {
     switch (logn) {
     case 4: *e = stk_make<4>(mode); break;
@@ -1663,13 +1704,21 @@ bool stk_lookup(hepa_dft_mode mode, unsigned logn, stk_entry *e) {
     case 12: *e = stk_make<12>(mode); break;
     case 13: *e = stk_make<13>(mode); break;
     case 14:
-        *e = mode == HEPA_DFT_FP64 ? clu_make<14>() : mode == HEPA_DFT_FP16X2 ? ctc_make<HEPA_DFT_FP16X2, 14>() : stk_make<14>(mode);
+        *e = mode == HEPA_DFT_FP64     ? clu_make<14, double2>()
+             : mode == HEPA_DFT_FP16X2 ? ctc_make<HEPA_DFT_FP16X2, 14>()
+                                       : stk_make<14>(mode);
         break;
     case 15:
-        *e = mode == HEPA_DFT_FP64 ? clu_make<15>() : mode == HEPA_DFT_FP16X2 ? ctc_make<HEPA_DFT_FP16X2, 15>() : ctc_make<HEPA_DFT_FP16, 15>();
+        *e = mode == HEPA_DFT_FP64     ? clu_make<15, double2>()
+             : mode == HEPA_DFT_FP32   ? clu_make<15, float2>()
+             : mode == HEPA_DFT_FP16X2 ? ctc_make<HEPA_DFT_FP16X2, 15>()
+                                       : ctc_make<HEPA_DFT_FP16, 15>();
         break;
     case 16:
-        *e = mode == HEPA_DFT_FP64 ? clu_make<16>() : mode == HEPA_DFT_FP16X2 ? ctc_make<HEPA_DFT_FP16X2, 16>() : ctc_make<HEPA_DFT_FP16, 16>();
+        *e = mode == HEPA_DFT_FP64     ? clu_make<16, double2>()
+             : mode == HEPA_DFT_FP32   ? clu_make<16, float2>()
+             : mode == HEPA_DFT_FP16X2 ? ctc_make<HEPA_DFT_FP16X2, 16>()
+                                       : ctc_make<HEPA_DFT_FP16, 16>();
         break;
     default: return false;
     }
@@ -1725,7 +1774,7 @@ unsigned blocks_at_once(const void *k, unsigned threads, size_t smem) {
     return (unsigned)sms * (unsigned)per_sm;
 }
 
-// L2 SQUARE (dft64_l2sq): where it serves, the lag D, the ring and the launch.
+// L2 SQUARE (dft_l2sq): where it serves, the lag D, the ring and the launch.
 #ifndef HEPA_DFT_L2SQ // bit logn - 14: L2 SQUARE at 2^logn (a cleared bit: the cluster kernel)
 #define HEPA_DFT_L2SQ 7
 #endif
@@ -1738,27 +1787,39 @@ unsigned blocks_at_once(const void *k, unsigned threads, size_t smem) {
 #ifndef HEPA_DFT_L2SQ_OOP_RING // 1: out-of-place executions use the ring too (for A/Bs)
 #define HEPA_DFT_L2SQ_OOP_RING 0
 #endif
-bool l2sq_at(unsigned logn) {
-    return logn >= 14 && logn <= 16 && ((HEPA_DFT_L2SQ >> (logn - 14)) & 1);
+#ifndef HEPA_DFT_L2SQ_FP32 // the same for FP32
+#define HEPA_DFT_L2SQ_FP32 6
+#endif
+bool l2sq_at(hepa_dft_mode mode, unsigned logn) {
+    const unsigned mask = mode == HEPA_DFT_FP32 ? HEPA_DFT_L2SQ_FP32 : HEPA_DFT_L2SQ;
+    return logn >= 14 && logn <= 16 && ((mask >> (logn - 14)) & 1);
 }
 // log2 N1, the A items' DFT size (N2 = n/N1)
 constexpr unsigned l2sq_la(unsigned logn) {
     return logn == 14 ? 7 : 8;
 }
-template <bool INV> const void *l2sq_kernel(unsigned logn) {
+template <bool INV, typename T> const void *l2sq_kernel_t(unsigned logn) {
     switch (logn) {
     case 14:
-        return (const void *)dft64_l2sq<l2sq_la(14), 14 - l2sq_la(14), INV>;
+        return (const void *)dft_l2sq<l2sq_la(14), 14 - l2sq_la(14), INV, T>;
     case 15:
-        return (const void *)dft64_l2sq<l2sq_la(15), 15 - l2sq_la(15), INV>;
+        return (const void *)dft_l2sq<l2sq_la(15), 15 - l2sq_la(15), INV, T>;
     case 16:
-        return (const void *)dft64_l2sq<l2sq_la(16), 16 - l2sq_la(16), INV>;
+        return (const void *)dft_l2sq<l2sq_la(16), 16 - l2sq_la(16), INV, T>;
     default:
         return nullptr;
     }
 }
+// FP64 (double2) or FP32 (float2)
+template <bool INV> const void *l2sq_kernel(hepa_dft_mode mode, unsigned logn) {
+    return mode == HEPA_DFT_FP32 ? l2sq_kernel_t<INV, float2>(logn)
+                                 : l2sq_kernel_t<INV, double2>(logn);
+}
 constexpr unsigned L2SQ_THREADS = 256;
-constexpr size_t L2SQ_SMEM = 4096 * sizeof(double2);
+// shared memory: one item's 4096 elements of elem bytes
+size_t l2sq_smem(size_t elem) {
+    return 4096 * elem;
+}
 // items per vector: n/4096 of each kind
 unsigned l2sq_items(unsigned logn) {
     return 2u << (logn - 12);
@@ -1768,17 +1829,19 @@ static_assert(l2sq_shape<7, 7>::I == 8 && l2sq_shape<8, 7>::I == 16 && l2sq_shap
 // Sets up both directions' kernels; the lag D: about HEPA_DFT_L2SQ_LAG / 2 waves of blocks, in
 // vectors, at least 1 and at most batch; the ring's slots R = min(2D, batch). False where the
 // device cannot run them.
-bool l2sq_setup(unsigned logn, size_t batch, unsigned *lag, unsigned *slots) {
-    const void *k[2] = {l2sq_kernel<false>(logn), l2sq_kernel<true>(logn)};
+bool l2sq_setup(hepa_dft_mode mode, size_t elem, unsigned logn, size_t batch, unsigned *lag,
+                unsigned *slots) {
+    const void *k[2] = {l2sq_kernel<false>(mode, logn), l2sq_kernel<true>(mode, logn)};
     if (!k[0]) return false;
+    const size_t smem = l2sq_smem(elem);
     unsigned wave = 0; // blocks at once (the last kernel's; both have the same shape)
     for (int i = 0; i < 2; ++i) {
-        if (cudaFuncSetAttribute(k[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)L2SQ_SMEM) != cudaSuccess) {
+        if (cudaFuncSetAttribute(k[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
+            cudaSuccess) {
             (void)cudaGetLastError();
             return false;
         }
-        if ((wave = blocks_at_once(k[i], L2SQ_THREADS, L2SQ_SMEM)) == 0) return false;
+        if ((wave = blocks_at_once(k[i], L2SQ_THREADS, smem)) == 0) return false;
     }
     size_t d = ((size_t)wave * HEPA_DFT_L2SQ_LAG / 2) / l2sq_items(logn);
     if (d < 1) d = 1;
@@ -1793,13 +1856,15 @@ cudaError_t launch_l2sq(const hepa_dft_plan *p, void *out, const void *in, int i
                         cudaStream_t st) {
     const unsigned lg = p->l2sq, batch = (unsigned)p->batch, D = p->l2sq_d;
     const unsigned R = out == in || HEPA_DFT_L2SQ_OOP_RING ? p->l2sq_r : 0;
-    const void *tw_n = p->tw, *tw_a = (const double2 *)p->tw + p->n; // tw_a right after w_n
+    // tw_a right after w_n (elements of the twiddle type: the element type)
+    const void *tw_n = p->tw, *tw_a = (const unsigned char *)p->tw + p->n * p->elem;
     void *ring = p->ring;
     unsigned *ctr = p->ctr;
     void *args[] = {&out,       (void *)&in,    (void *)&tw_n, (void *)&tw_a, &ring,
                     (void *)&R, (void *)&batch, (void *)&D,    (void *)&ctr};
-    return cudaLaunchKernel(inverse ? l2sq_kernel<true>(lg) : l2sq_kernel<false>(lg),
-                            dim3(batch * l2sq_items(lg)), dim3(L2SQ_THREADS), args, L2SQ_SMEM, st);
+    return cudaLaunchKernel(
+        inverse ? l2sq_kernel<true>(p->mode, lg) : l2sq_kernel<false>(p->mode, lg),
+        dim3(batch * l2sq_items(lg)), dim3(L2SQ_THREADS), args, l2sq_smem(p->elem), st);
 }
 
 // Per-mode sizes (log2 elements per block): `one` = the largest n done in one pass (the whole
@@ -1811,6 +1876,9 @@ void mode_sizes(hepa_dft_mode mode, unsigned *one, unsigned *blk, size_t *elem) 
     switch (mode) {
     case HEPA_DFT_FP16: *one = 14, *blk = 14, *elem = 4; break;
     case HEPA_DFT_FP16X2: *one = 14, *blk = 13, *elem = 8; break;
+    case HEPA_DFT_FP32:
+        *one = 14, *blk = 13, *elem = 8;
+        break;
     default: *one = 13, *blk = 12, *elem = 16; break;
     }
 }
@@ -1820,8 +1888,8 @@ void mode_sizes(hepa_dft_mode mode, unsigned *one, unsigned *blk, size_t *elem) 
 // batch holds only 2^ltot elements, so that there are about 256 blocks to spread over the SMs.
 // Four-step passes keep a block inside one vector (lmax <= logn).
 // lr: 4, or 2 for latency mode (a thread per group of 4, up to 512 threads)
-void fill_pass(pass_desc &d, unsigned lm, unsigned lmax, unsigned ltot, size_t elem,
-               unsigned lr) {
+void fill_pass(pass_desc &d, unsigned lm, unsigned lmax, unsigned ltot, size_t elem, unsigned lr,
+               bool x2) {
     unsigned lblk = ltot > 8 + 7 ? ltot - 8 : 7;
     if (lblk > lmax) lblk = lmax;
     if (lblk < lm) lblk = lm;
@@ -1834,7 +1902,7 @@ void fill_pass(pass_desc &d, unsigned lm, unsigned lmax, unsigned ltot, size_t e
     if (lr == 2) d.threads = E / 4 >= 512 ? 512 : E / 4 >= 32 ? E / 4 : 32;
     // FP16X2: + per sub-transform one exponent byte (rounded up to 4) and one max word
     const size_t G = E >> lm;
-    d.smem = (size_t)E * elem + (elem == 8 ? ((G + 3) & ~(size_t)3) + 4 * G : 0);
+    d.smem = (size_t)E * elem + (x2 ? ((G + 3) & ~(size_t)3) + 4 * G : 0);
 }
 
 } // namespace
@@ -1845,7 +1913,8 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
                                                    hepa_dft_mode mode, unsigned l1) {
     if (!out || n < HEPA_DFT_MIN_N || n > HEPA_DFT_MAX_N || (n & (n - 1)) || batch == 0)
         return HEPA_ERR_INVALID_ARGUMENT;
-    if (mode != HEPA_DFT_FP64 && mode != HEPA_DFT_FP16 && mode != HEPA_DFT_FP16X2)
+    if (mode != HEPA_DFT_FP64 && mode != HEPA_DFT_FP16 && mode != HEPA_DFT_FP16X2 &&
+        mode != HEPA_DFT_FP32)
         return HEPA_ERR_INVALID_ARGUMENT;
     if (batch > ((size_t)1 << 40) / n) return HEPA_ERR_INVALID_ARGUMENT; // size_t products stay sane
     int dev_count = 0, dev = 0;
@@ -1865,7 +1934,7 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         _hepa_set_error_message("hepa_dft_plan: no such split for this size and mode");
         return HEPA_ERR_INVALID_ARGUMENT;
     }
-    if (mode != HEPA_DFT_FP64) {
+    if (!cc_mode(mode)) {
         cudaDeviceProp prop;
         if (cudaGetDevice(&dev) != cudaSuccess ||
             cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
@@ -1881,6 +1950,7 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     while (ltot < 62 && ((size_t)2 << ltot) <= n * batch) ++ltot;
     // latency mode (see the header): FP64 batches of at most 2^16 elements
     const unsigned lr = mode == HEPA_DFT_FP64 && ltot <= 16 ? 2 : 4;
+    const bool x2 = mode == HEPA_DFT_FP16X2; // per-block scaling (fill_pass's shared memory)
     hepa_dft_plan *p = (hepa_dft_plan *)calloc(1, sizeof *p);
     if (!p) return HEPA_ERR_OUT_OF_MEMORY;
     p->n = n;
@@ -1893,7 +1963,7 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     if (l1 == 0) {
         p->npass = 1;
         pass_desc &d = p->pass[0];
-        fill_pass(d, logn, logn > blk ? logn : blk, ltot, elem, lr);
+        fill_pass(d, logn, logn > blk ? logn : blk, ltot, elem, lr, x2);
         d.lT = 0, d.logn = logn, d.in_lts = d.out_lts = 0, d.in_les = d.out_les = 0;
         d.total = batch;
         d.tw_m = 0, d.tw_n = SIZE_MAX;
@@ -1902,11 +1972,12 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         p->npass = 2;
         const unsigned l2 = logn - l1;
         pass_desc &a = p->pass[0], &b = p->pass[1];
-        fill_pass(a, l1, blk < logn ? blk : logn, ltot, elem, lr); // columns: e at i1·n2 + i2
+        fill_pass(a, l1, blk < logn ? blk : logn, ltot, elem, lr, x2); // columns: e at i1·n2 + i2
         a.lT = l2, a.logn = logn, a.in_lts = a.out_lts = 0, a.in_les = a.out_les = l2;
         a.total = (unsigned long long)batch << l2;
         a.tw_m = 0, a.tw_n = ((size_t)1 << l1) + ((size_t)1 << l2);
-        fill_pass(b, l2, blk < logn ? blk : logn, ltot, elem, lr); // rows: read k1·n2 + i2, write k1 + n1·k2
+        fill_pass(b, l2, blk < logn ? blk : logn, ltot, elem, lr,
+                  x2); // rows: read k1·n2 + i2, write k1 + n1·k2
         b.lT = l1, b.logn = logn, b.in_lts = l2, b.in_les = 0, b.out_lts = 0, b.out_les = l1;
         b.total = (unsigned long long)batch << l1;
         b.tw_m = (size_t)1 << l1, b.tw_n = SIZE_MAX;
@@ -1924,17 +1995,17 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     const bool use_stk = p->npass == 1 && stk_lookup(mode, logn, &se) &&
                          (se.cluster <= 1 || clu_available(mode, logn));
     size_t stage_tw = 0, four_tw = 0;
-    if (use_stk && mode != HEPA_DFT_FP64) {
+    if (use_stk && !cc_mode(mode)) {
         for (unsigned s = 1; s < logn / 4; ++s) stage_tw += (size_t)1 << (4 * s + 4);
         if (se.cluster > 1) four_tw = n;
     }
-    // L2 SQUARE: FP64 one-pass (cluster) plans of 2^14 ... 2^16 (the cluster kernel stays where
-    // the device cannot run it). Items per launch must fit an unsigned.
+    // L2 SQUARE: FP64 and FP32 one-pass cluster plans of 2^14 ... 2^16 (FP32: 2^15, 2^16; the
+    // cluster kernel stays where the device cannot run it). Items per launch must fit an unsigned.
     unsigned l2sq_d = 0, l2sq_r = 0;
-    const bool l2sq = use_stk && mode == HEPA_DFT_FP64 && l2sq_at(logn) &&
+    const bool l2sq = use_stk && cc_mode(mode) && se.cluster > 1 && l2sq_at(mode, logn) &&
                       batch * l2sq_items(logn) < ((size_t)1 << 31) &&
-                      l2sq_setup(logn, batch, &l2sq_d, &l2sq_r);
-    // its tw_a[i2·16 + m1] = w_n^(i2·m1), i2 < N2 (FP64 only: right after w_n)
+                      l2sq_setup(mode, elem, logn, batch, &l2sq_d, &l2sq_r);
+    // its tw_a[i2·16 + m1] = w_n^(i2·m1), i2 < N2 (right after w_n)
     const size_t sq_tw = l2sq ? (n >> l2sq_la(logn)) * 16 : 0;
     size_t total_tw = stage_tw + four_tw + sq_tw;
     for (size_t i = 0; i < ntab; ++i) total_tw += sizes[i];
@@ -1955,7 +2026,10 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         }
     for (size_t e = 0; e < sq_tw; ++e, ++at) {
         hepa_root_ld((e >> 4) * (e & 15), n, &co, &si);
-        ((double2 *)h)[at] = make_double2((double)co, (double)-si);
+        if (wsz == sizeof(double2))
+            ((double2 *)h)[at] = make_double2((double)co, (double)-si);
+        else
+            ((float2 *)h)[at] = make_float2((float)co, (float)-si);
     }
     for (unsigned s = 1; stage_tw && s < logn / 4; ++s) {
         const size_t ns = (size_t)1 << (4 * s);
@@ -1984,7 +2058,7 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     if (e == cudaSuccess && l2sq) {
         e = cudaMalloc((void **)&p->ctr, (2 * batch + 2) * sizeof(unsigned));
         if (e == cudaSuccess) e = cudaMemset(p->ctr, 0, (2 * batch + 2) * sizeof(unsigned));
-        if (e == cudaSuccess) e = cudaMalloc(&p->ring, ((size_t)l2sq_r << logn) * sizeof(double2));
+        if (e == cudaSuccess) e = cudaMalloc(&p->ring, ((size_t)l2sq_r << logn) * elem);
         p->l2sq = logn, p->l2sq_d = l2sq_d, p->l2sq_r = l2sq_r;
     }
     free(h);
@@ -1996,13 +2070,17 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     switch (mode) {
     case HEPA_DFT_FP16: k[0] = kernel_ptr<HEPA_DFT_FP16, false>(); k[1] = kernel_ptr<HEPA_DFT_FP16, true>(); break;
     case HEPA_DFT_FP16X2: k[0] = kernel_ptr<HEPA_DFT_FP16X2, false>(); k[1] = kernel_ptr<HEPA_DFT_FP16X2, true>(); break;
+    case HEPA_DFT_FP32:
+        k[0] = kernel_ptr<HEPA_DFT_FP32, false>();
+        k[1] = kernel_ptr<HEPA_DFT_FP32, true>();
+        break;
     default:
         k[0] = lat ? kernel_ptr<HEPA_DFT_FP64, false, true>() : kernel_ptr<HEPA_DFT_FP64, false>();
         k[1] = lat ? kernel_ptr<HEPA_DFT_FP64, true, true>() : kernel_ptr<HEPA_DFT_FP64, true>();
         break;
     }
     if (use_stk) {
-        if (se.cluster > 1 && mode != HEPA_DFT_FP64 && e == cudaSuccess) {
+        if (se.cluster > 1 && !cc_mode(mode) && e == cudaSuccess) {
             const char *tc = getenv("HEPA_DFT_THREAD_COPY"); // see g_dft_thread_copy
             const int v = tc && *tc && strcmp(tc, "0") != 0;
             e = cudaMemcpyToSymbol(g_dft_thread_copy, &v, sizeof v);

@@ -1,10 +1,10 @@
 // src/device/dft_fp64.cuh — complex DFT building blocks shared by the DFT plans (dft_cuda.cu) and
 // by kernels that fuse a DFT with their own loads and stores (CKKS encode, src/rns/ckks_cuda.cu):
-// complex multiply, in-register DFT_2 / DFT_4 / DFT_8, and dft64_cluster8, one FP64 vector of
-// n = 2^12 ... 2^15 over a thread-block cluster with caller-supplied load and store (in the manner
-// of cuFFT's load/store callbacks).
-// Forward transforms use w_n = e^(-2πi/n); INV conjugates every root. The host reference is
-// src/host/dft.c.
+// complex multiply, in-register DFT_2 / DFT_4 / DFT_8 and stage twiddles (for double2, and for
+// float2 in the FP32 plans and the tensor-core modes' FP32 parts), and dft64_cluster8, one FP64
+// vector of n = 2^12 ... 2^15 over a thread-block cluster with caller-supplied load and store (in
+// the manner of cuFFT's load/store callbacks). Forward transforms use w_n = e^(-2πi/n); INV
+// conjugates every root. The host reference is src/host/dft.c.
 #ifndef HEPA_SRC_DEVICE_DFT_FP64_CUH
 #define HEPA_SRC_DEVICE_DFT_FP64_CUH
 
@@ -35,10 +35,10 @@ template <bool INV> __device__ __forceinline__ float2 conj_if(float2 w) {
 // twiddles 70% of their global load instructions, with lg_throttle and L1 misses (the table of
 // n = 2^13 is 128 KiB) among their main stalls (ncu, H100, n = 2^13: 7.1 M global load
 // instructions against cuFFT's 2.5 M for the same batch).
-template <int R, bool INV>
-__device__ __forceinline__ void stage_powers(double2 (&w)[R], const double2 *tw, unsigned e) {
+template <int R, bool INV, typename W>
+__device__ __forceinline__ void stage_powers(W (&w)[R], const W *tw, unsigned e) {
     static_assert(R == 2 || R == 4 || R == 8 || R == 16, "radix 2 .. 16");
-    w[0] = make_double2(1.0, 0.0);
+    w[0].x = 1, w[0].y = 0;
     w[1] = conj_if<INV>(__ldg(tw + e));
     if constexpr (R > 2) {
         w[2] = conj_if<INV>(__ldg(tw + 2 * e));
@@ -61,9 +61,9 @@ __device__ __forceinline__ void stage_powers(double2 (&w)[R], const double2 *tw,
         w[15] = cmul(w[3], w[12]);
     }
 }
-template <int R, bool INV>
-__device__ __forceinline__ void stage_twiddles(double2 *v, const double2 *tw, unsigned e) {
-    double2 w[R];
+template <int R, bool INV, typename W>
+__device__ __forceinline__ void stage_twiddles(W *v, const W *tw, unsigned e) {
+    W w[R];
     stage_powers<R, INV>(w, tw, e);
 #pragma unroll
     for (int r = 1; r < R; ++r)
@@ -74,12 +74,11 @@ __device__ __forceinline__ void stage_twiddles(double2 *v, const double2 *tw, un
 // w_(U·R)^(u·r), so the thread loads the powers of w^j once (STAGE TWIDDLES) and takes the rest
 // from w16(m) = e^(-2πi·m/16) (U·R divides 16), one more rounding. Before, each group loaded its
 // R - 1 twiddles: 8 loads per thread at n = 2^13 (radix 2, U = 8), 12 at 2^14 (radix 4).
-template <int R, int U, bool INV, class Root>
-__device__ __forceinline__ void last_stage_twiddles(double2 *v, const double2 *tw, unsigned j,
-                                                    Root w16) {
+template <int R, int U, bool INV, typename W, class Root>
+__device__ __forceinline__ void last_stage_twiddles(W *v, const W *tw, unsigned j, Root w16) {
     static_assert(U * R <= 16 && 16 % (U * R) == 0, "U·R divides 16");
     constexpr int SC = 16 / (U * R); // w_(U·R) = w_16^SC
-    double2 a[R];
+    W a[R];
     stage_powers<R, INV>(a, tw, j);
 #pragma unroll
     for (int u = 0; u < U; ++u)
@@ -138,8 +137,8 @@ __device__ __forceinline__ void dft_small(W *v, Root w16) {
 
 // Stockham autosort write of a stage's outputs to shared memory: output k of group
 // j = t + u·T (u < U) goes to (j / Ns)·Ns·R + (j mod Ns) + k·Ns, at position sw(that).
-template <unsigned R, unsigned NS, unsigned U, unsigned T, typename Sw>
-__device__ __forceinline__ void stockham_put(double2 *sm, const double2 *v, unsigned t, Sw sw) {
+template <unsigned R, unsigned NS, unsigned U, unsigned T, typename W, typename Sw>
+__device__ __forceinline__ void stockham_put(W *sm, const W *v, unsigned t, Sw sw) {
 #pragma unroll
     for (unsigned u = 0; u < U; ++u) {
         const unsigned j = t + u * T, base = (j / NS) * NS * R + (j & (NS - 1));

@@ -14,7 +14,7 @@
 namespace {
 
 // The counts between blocks, as cooperative groups' grid sync does them on sm_70 and later:
-// signal_done (the whole block calls it when its stores are done, or for dft64_l2sq's ring its
+// signal_done (the whole block calls it when its stores are done, or for dft_l2sq's ring its
 // loads consumed) has the barrier order the block's stores (loads) before thread 0's add with
 // release semantics at GPU scope; wait_count (thread
 // 0, then the block synchronizes) spins with acquire loads until *c >= need, after which those

@@ -211,6 +211,11 @@ int hepa_ckks_dft_mode(const hepa_ckks_encoder *e, double scale) {
 
 hepa_status hepa_ckks_encoder_set_dft_mode(hepa_ckks_encoder *e, int mode) {
     if (!e) return HEPA_ERR_INVALID_ARGUMENT;
+    if (mode == (int)HEPA_DFT_FP32) {
+        _hepa_set_error_message("hepa_ckks_encoder_set_dft_mode: the encoder does not offer "
+                                "HEPA_DFT_FP32");
+        return HEPA_ERR_UNSUPPORTED;
+    }
     if (mode != HEPA_CKKS_DFT_AUTO && mode != (int)HEPA_DFT_FP64 && mode != (int)HEPA_DFT_FP16 &&
         mode != (int)HEPA_DFT_FP16X2)
         return HEPA_ERR_INVALID_ARGUMENT;

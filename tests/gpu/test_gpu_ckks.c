@@ -19,15 +19,22 @@
  * Inputs uniform in [-1, 1) are rounded to the mode's element type first; the reference is the
  * long double DFT of exactly those values, so the error measured is the plan's alone. */
 
+/* FP16X2 and FP32 share the element type (complex float) */
+static int mode_float(hepa_dft_mode m) {
+    return m == HEPA_DFT_FP16X2 || m == HEPA_DFT_FP32;
+}
 static size_t mode_bytes(hepa_dft_mode m) {
-    return m == HEPA_DFT_FP64 ? 16 : m == HEPA_DFT_FP16X2 ? 8 : 4;
+    return m == HEPA_DFT_FP64 ? 16 : mode_float(m) ? 8 : 4;
 }
 /* documented relative L2 bounds (hepa/dft.h) */
 static double mode_bound(hepa_dft_mode m) {
-    return m == HEPA_DFT_FP64 ? 1e-15 : m == HEPA_DFT_FP16X2 ? 1e-6 : 2e-3;
+    return m == HEPA_DFT_FP64 ? 1e-15 : mode_float(m) ? 1e-6 : 2e-3;
 }
 static const char *mode_name(hepa_dft_mode m) {
-    return m == HEPA_DFT_FP64 ? "FP64" : m == HEPA_DFT_FP16X2 ? "FP16X2" : "FP16";
+    return m == HEPA_DFT_FP64     ? "FP64"
+           : m == HEPA_DFT_FP32   ? "FP32"
+           : m == HEPA_DFT_FP16X2 ? "FP16X2"
+                                  : "FP16";
 }
 /* store count reals of v in the mode's type, and round v to what was stored */
 static void put_reals(void *dst, long double *v, size_t count, hepa_dft_mode m) {
@@ -35,7 +42,7 @@ static void put_reals(void *dst, long double *v, size_t count, hepa_dft_mode m) 
         if (m == HEPA_DFT_FP64) {
             ((double *)dst)[i] = (double)v[i];
             v[i] = ((double *)dst)[i];
-        } else if (m == HEPA_DFT_FP16X2) {
+        } else if (mode_float(m)) {
             ((float *)dst)[i] = (float)v[i];
             v[i] = ((float *)dst)[i];
         } else {
@@ -46,7 +53,7 @@ static void put_reals(void *dst, long double *v, size_t count, hepa_dft_mode m) 
 }
 static long double get_real(const void *src, size_t i, hepa_dft_mode m) {
     if (m == HEPA_DFT_FP64) return ((const double *)src)[i];
-    if (m == HEPA_DFT_FP16X2) return ((const float *)src)[i];
+    if (mode_float(m)) return ((const float *)src)[i];
     return test_f16_to_f32(((const uint16_t *)src)[i]);
 }
 
@@ -90,7 +97,13 @@ static double check_plan(test_rng *r, const hepa_dft_plan *p, hepa_dft_mode m, s
     return worst;
 }
 
-static const hepa_dft_mode all_modes[3] = {HEPA_DFT_FP64, HEPA_DFT_FP16X2, HEPA_DFT_FP16};
+#define NMODES 4
+static const hepa_dft_mode all_modes[NMODES] = {HEPA_DFT_FP64, HEPA_DFT_FP32, HEPA_DFT_FP16X2,
+                                                HEPA_DFT_FP16};
+/* the CUDA-core modes: 2^14 ... 2^16 (FP32 from 2^15) run dft_l2sq */
+static int mode_cc(hepa_dft_mode m) {
+    return m == HEPA_DFT_FP64 || m == HEPA_DFT_FP32;
+}
 
 /* Every mode, n = 2 .. 2^16 and 2^20, both directions, in and out of place, batch 3 (2 from
  * 2^16): within the documented bound. Prints the forward errors (the documentation's table). */
@@ -98,7 +111,7 @@ Test(gpu_dft, modes_vs_reference, .timeout = 900) {
     test_rng r;
     test_rng_init(&r);
     const unsigned top = test_quick() ? 12 : 20;
-    for (int mi = 0; mi < 3; ++mi) {
+    for (int mi = 0; mi < NMODES; ++mi) {
         const hepa_dft_mode m = all_modes[mi];
         for (unsigned lg = 1; lg <= top; ++lg) {
             if (lg > 16 && lg < 20) continue;
@@ -125,7 +138,7 @@ Test(gpu_dft, all_splits, .timeout = 900) {
     test_rng r;
     test_rng_init(&r);
     const unsigned top = test_quick() ? 11 : 15;
-    for (int mi = 0; mi < 3; ++mi) {
+    for (int mi = 0; mi < NMODES; ++mi) {
         const hepa_dft_mode m = all_modes[mi];
         for (unsigned lg = 2; lg <= top; ++lg)
             for (unsigned l1 = 0; l1 < lg; ++l1) {
@@ -146,29 +159,32 @@ Test(gpu_dft, all_splits, .timeout = 900) {
 }
 
 /* Plans of 2^14 ... 2^16 whose batch holds more than 2^16 elements run one pass over a
- * thread-block cluster on sm_90 devices (FP64: dft_stockham64_cluster; FP16X2 and FP16 from 2^15:
- * dft_cluster_tc); FP64 runs dft64_l2sq instead (both passes of a four-step in one launch),
- * whose blocks wait for each other: a batch just above 2^16 elements (lag D = the whole batch, a
- * ring of the whole batch in place) and one of 3·2^20 elements (D below the batch, so every branch
- * of its item order runs, and in place the ring's slots are reused), executed several times (the
- * counters must be back at zero). Run here at every test size, so that the quick runs under
- * compute-sanitizer cover those kernels too (the sweeps above reach them only at full size). Both
- * directions, in and out of place. */
+ * thread-block cluster on sm_90 devices (FP64, FP32 from 2^15: dft_stockham_cc_cluster; FP16X2 and
+ * FP16 from 2^15: dft_cluster_tc; FP32 2^14 one block per vector); FP64 and FP32 run dft_l2sq
+ * instead (both passes of a four-step in one launch), whose blocks wait for each other: a batch
+ * just above 2^16 elements (lag D = the whole batch, a ring of the whole batch in place) and one of
+ * 3·2^20 elements (D below the batch, so every branch of its item order runs, and in place the
+ * ring's slots are reused), executed several times (the counters must be back at zero). Run here at
+ * every test size, so that the quick runs under compute-sanitizer cover those kernels too (the
+ * sweeps above reach them only at full size). Both directions, in and out of place. */
 Test(gpu_dft, cluster_plans, .timeout = 600) {
     test_rng r;
     test_rng_init(&r);
-    for (int mi = 0; mi < 3; ++mi)
+    for (int mi = 0; mi < NMODES; ++mi)
         for (unsigned lg = 14; lg <= 16; ++lg)
-            for (int big = 0; big < (mi == 0 ? 2 : 1); ++big) {
+            for (int big = 0; big < (mode_cc(all_modes[mi]) ? 2 : 1); ++big) {
                 const hepa_dft_mode m = all_modes[mi];
                 const size_t n = (size_t)1 << lg;
-                const size_t batch = big ? ((size_t)3 << 20) / n : ((size_t)1 << 16) / n + 1;
+                /* (FP32 2^14 with 300 vectors: its one-block pass, 1024 threads a vector) */
+                const size_t batch =
+                    big ? (m == HEPA_DFT_FP32 && lg == 14 ? 300 : ((size_t)3 << 20) / n)
+                        : ((size_t)1 << 16) / n + 1;
                 hepa_dft_plan *p;
                 T_OK(hepa_dft_plan_create(&p, n, batch, m));
-                /* FP64: out of place, in place, then out of place again; the others: inverse in
-                 * place, as before */
-                for (int run = 0; run < (mi == 0 ? 6 : 2); ++run) {
-                    const int inv = run & 1, inplace = mi == 0 ? run / 2 == 1 : inv;
+                /* FP64, FP32: out of place, in place, then out of place again; the others:
+                 * inverse in place, as before */
+                for (int run = 0; run < (mode_cc(m) ? 6 : 2); ++run) {
+                    const int inv = run & 1, inplace = mode_cc(m) ? run / 2 == 1 : inv;
                     const double e = check_plan(&r, p, m, n, batch, inv, inplace, NULL);
                     if (run == 0)
                         fprintf(stderr,
@@ -230,7 +246,7 @@ Test(gpu_dft, bad_input) {
              HEPA_ERR_INVALID_ARGUMENT);
     T_STATUS(_hepa_dft_plan_create_split(&p, 16, 1, HEPA_DFT_FP64, 4), HEPA_ERR_INVALID_ARGUMENT);
     cr_assert_eq(p, (hepa_dft_plan *)0x1, "output touched on error");
-    for (int mi = 0; mi < 3; ++mi) {
+    for (int mi = 0; mi < NMODES; ++mi) {
         T_OK(hepa_dft_plan_create(&p, 16, 1, all_modes[mi]));
         double host[32], *d;
         cr_assert_eq(cudaMalloc((void **)&d, sizeof host), cudaSuccess);
