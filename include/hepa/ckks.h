@@ -93,7 +93,8 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_ckks_decode(const hepa_ckks_encoder *en
  * HEPA_ERR_RANGE; decode with FP16 likewise holds slots up to about 65504/sqrt(N/2) (beyond, they
  * come out infinite). Errors: HEPA_ERR_INVALID_ARGUMENT (NULL; an unknown mode),
  * HEPA_ERR_UNSUPPORTED (FP16X2 or FP16 on the CPU backend, which has only the double-precision DFT;
- * or on a GPU older than sm_80), HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_DEVICE (creating the mode's DFT
+ * or on a GPU older than sm_80; HEPA_DFT_FP32, which the encoder does not offer: FP64 is its
+ * fastest mode), HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_DEVICE (creating the mode's DFT
  * plan). On error the mode is unchanged. */
 #define HEPA_CKKS_DFT_AUTO (-1)
 HEPA_API HEPA_NODISCARD hepa_status hepa_ckks_encoder_set_dft_mode(hepa_ckks_encoder *enc,

@@ -16,25 +16,31 @@
  *                    operand split into a high and a scaled low FP16 part (three products, two
  *                    FP32 accumulators), FP32 between stages; each block scales its data by a
  *                    power of two first, so any finite float input works.
+ *   HEPA_DFT_FP32    complex float (8 bytes, cuFloatComplex): FP64's radix-16 kernels on the CUDA
+ *                    cores in float (cuFFT single's accuracy class, no tensor cores). The mode
+ *                    to take for FP32-level results: as fast as cuFFT single or faster except at
+ *                    2^13 and 2^14 (see Speed), where FP16X2 is slower still.
  *   Needs sm_80 or newer for the two tensor-core modes (HEPA_ERR_UNSUPPORTED below).
  * Measured relative L2 error (H100, d84bc68, FP64 at 676b860; inputs uniform in [-1, 1) rounded
  * to the type, against hepa_dft_host_ld of the same values; forward; tests/gpu/test_gpu_ckks.c
  * asserts the bounds for n = 2 ... 2^16 and 2^20, both directions):
  *   FP64    5.8e-17 (n = 4) ... 2.7e-16 (2^15) ... 2.9e-16 (2^20);   bound 1e-15
  *   FP16X2  3.0e-8  (n = 2) ... 2.2e-7  (2^15) ... 2.7e-7  (2^20);   bound 1e-6
+ *   FP32    3.3e-8  (n = 2) ... 1.7e-7  (2^15) ... 1.7e-7  (2^20);   bound 1e-6  (703ef75)
  *   FP16    2.5e-4  (n = 4) ... 5.0e-4  (2^15) ... 6.0e-4  (2^20);   bound 2e-3
  * (cuFFT at 2^15 on the same inputs: 3.7e-16 double, 2.4e-7 single, 1.7e-3 half.)
  * Plans run one pass (one read and one write of the batch) while a vector fits a block's shared
- * memory (n <= 2^13 FP64, 2^14 FP16X2 and FP16) and two (four-step) above; batches of fewer
- * than 264 vectors take the four-step route from n = 2^13 (FP64) and 2^14 (FP16X2) so that one
- * vector spreads over many blocks. On GPUs with thread-block clusters (sm_90), plans of 2^14 ...
+ * memory (n <= 2^13 FP64, 2^14 FP32, FP16X2 and FP16) and two (four-step) above; batches of fewer
+ * than 264 vectors take the four-step route from n = 2^13 (FP64) and 2^14 (FP32, FP16X2) so that
+ * one vector spreads over many blocks. On GPUs with thread-block clusters (sm_90), plans of 2^14 ...
  * 2^16 (FP16: 2^15, 2^16) whose batch holds more than 2^16 elements run one pass, a vector per
- * cluster (FP16X2 2^14 too, in place of its one-block pass); FP64 plans of 2^14 ... 2^16 there
- * run both passes of a four-step in one launch instead, the intermediate staying in L2 (one read
- * and one write of the batch from DRAM); in place, through a ring of about 16 MiB that the plan
- * allocates (a few percent slower than out of place).
- * Speed (H100, 1 GiB batches, bench/results/): 0.62-1.00x cuFFT's for n = 2^10 ... 2^13;
- * from 2^14 FP16 1.16-1.41x, FP16X2 0.59-0.98x, FP64 1.39-1.49x.
+ * cluster (FP16X2 2^14 too, in place of its one-block pass); FP64 plans of 2^14 ... 2^16 (FP32:
+ * 2^15, 2^16) there run both passes of a four-step in one launch instead, the intermediate
+ * staying in L2 (one read and one write of the batch from DRAM); in place, through a ring of
+ * about 16 MiB that the plan allocates (a few percent slower than out of place).
+ * Speed (H100, 1 GiB batches, bench/results/): 0.62-1.00x cuFFT's for n = 2^10 ... 2^13 (FP32
+ * 0.97-1.00x, FP64 0.98-1.00x); from 2^14 FP16 1.16-1.41x, FP16X2 0.59-0.98x, FP32 0.83x at 2^14
+ * and 1.22x / 1.58x at 2^15 / 2^16, FP64 1.39-1.49x.
  * Under compute-sanitizer memcheck, set HEPA_DFT_THREAD_COPY=1 before creating FP16/FP16X2 plans
  * of 2^14 ... 2^16: memcheck (2025.3.1) rejects the bulk copies between the blocks of a cluster
  * (and the results then come out wrong); this moves the same bytes by thread stores, about 2x
