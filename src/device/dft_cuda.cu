@@ -802,13 +802,13 @@ __global__ void __launch_bounds__(stc_shape<MODE, LOGN>::THREADS)
 // (clu_shape's B and thread_copy below serve only sm_90 code: 177 "declared but never
 // referenced" is expected in the sm_80 pass.)
 #pragma nv_diag_suppress 177
-template <int LOGN, int LC, int ELEM = 16> struct clu_shape {
+template <int LOGN, int LC> struct clu_shape {
     static constexpr unsigned N = 1u << LOGN, C = 1u << LC, NL = N / C; // elements per block
     static constexpr unsigned THREADS = NL / 16;
     // Positions are dealt to the blocks in runs of B (B·C <= 16): the last stage's lanes then
     // store runs of B consecutive elements (B = 2: whole 32-byte sectors).
-    // (float2, ELEM = 8: runs of 4 where C <= 4)
-    static constexpr unsigned B = ELEM == 8 && C <= 4 ? 4 : C <= 8 ? 2 : 1;
+    // (FP32's clusters, 2^15 and 2^16, have C = 8: runs of 2 float2, half sectors)
+    static constexpr unsigned B = C <= 8 ? 2 : 1;
     static __device__ __forceinline__ unsigned owner(unsigned p) { return (p / B) % C; }
     static __device__ __forceinline__ unsigned local(unsigned p) { return (p / (B * C)) * B + p % B; }
 };
@@ -820,7 +820,7 @@ __global__ void __launch_bounds__(clu_shape<LOGN, LC>::THREADS,
                                   clu_shape<LOGN, LC>::THREADS <= 256 ? 2 : 1)
     dft_stockham_cc_cluster(T *out, const T *in, const T *tw, unsigned long long batch) {
 #if __CUDA_ARCH__ >= 900
-    using sh = clu_shape<LOGN, LC, sizeof(T)>;
+    using sh = clu_shape<LOGN, LC>;
     constexpr unsigned N = sh::N, C = sh::C, TL = sh::THREADS, TV = N / 16;
     constexpr int S16 = LOGN / 4, LR = LOGN % 4;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -1680,7 +1680,7 @@ template <int MODE, int L> stk_entry ctc_make() {
 }
 template <int L, typename T> stk_entry clu_make() {
     constexpr int LC = L - (L >= 16 ? 13 : 12);
-    using sh = clu_shape<L, LC, sizeof(T)>;
+    using sh = clu_shape<L, LC>;
     return {(void *)dft_stockham_cc_cluster<L, LC, false, T>,
             (void *)dft_stockham_cc_cluster<L, LC, true, T>,
             sh::THREADS,
@@ -1787,7 +1787,7 @@ unsigned blocks_at_once(const void *k, unsigned threads, size_t smem) {
 #ifndef HEPA_DFT_L2SQ_OOP_RING // 1: out-of-place executions use the ring too (for A/Bs)
 #define HEPA_DFT_L2SQ_OOP_RING 0
 #endif
-#ifndef HEPA_DFT_L2SQ_FP32 // the same for FP32
+#ifndef HEPA_DFT_L2SQ_FP32 // the same for FP32 (2^14 runs one block there: see stk_make)
 #define HEPA_DFT_L2SQ_FP32 6
 #endif
 bool l2sq_at(hepa_dft_mode mode, unsigned logn) {
@@ -1876,7 +1876,7 @@ void mode_sizes(hepa_dft_mode mode, unsigned *one, unsigned *blk, size_t *elem) 
     switch (mode) {
     case HEPA_DFT_FP16: *one = 14, *blk = 14, *elem = 4; break;
     case HEPA_DFT_FP16X2: *one = 14, *blk = 13, *elem = 8; break;
-    case HEPA_DFT_FP32:
+    case HEPA_DFT_FP32: // FP16X2's sizes (same element; its four-step blocks not measured apart)
         *one = 14, *blk = 13, *elem = 8;
         break;
     default: *one = 13, *blk = 12, *elem = 16; break;
