@@ -94,6 +94,7 @@ struct hepa_dft_plan {
     size_t elem;        // bytes per complex element: 16, 4 or 8
     unsigned stk;       // log2 n when the plan runs a Stockham kernel (dft_stockham_cc/_tc), else 0
     unsigned stk_grid;  // its grid when its blocks are persistent (stk_entry::persist), else 0
+    unsigned stk_lead;  // its L2 prefetch lead in blocks (L2 PREFETCH; 0: none)
     unsigned l2sq;      // log2 n when the plan runs dft_l2sq, else 0
     unsigned l2sq_d;    // its lag D in vectors
     unsigned l2sq_r;    // its ring's slots (in-place executions)
@@ -437,6 +438,48 @@ template <int R, bool INV, typename W> __device__ __forceinline__ void dft_r(W *
 // (other runs). (A cluster of two 2^12 blocks at 2^13, dft_stockham_cc_cluster: 1199 µs.)
 // FP32 keeps sixteen (sixteen float2 take the registers of eight double2): 2^10 ... 2^12 run at
 // 0.99-1.00x the copy rate, and eight at 2^13 measured 2126-2129 against 2805-2852 GB/s.
+// L2 PREFETCH (dft_stockham_cc, and dft_stockham_tc up to 2^13 without PF: stc_shape::L2PF). A
+// block that starts asks L2 for the input of the block `lead` indices later
+// (cp.async.bulk.prefetch.L2 in 16 KiB pieces: no registers held, no waiting), so DRAM keeps
+// streaming while resident blocks are in their stages. Blocks start in index order, so block
+// b + lead starts soon after b. The plan sets lead to HEPA_DFT_L2PF_BYTES of input (2 MiB) rounded
+// up to whole blocks (hepa_dft_plan::stk_lead). Where one block fills an SM (FP64 2^13, FP32 2^14)
+// nothing else had overlapped a block's loads with its arithmetic.
+// Measured on an H100 (dftprof, forward, 1 GiB batches, GB/s):
+//  - lead in vectors, FP64 2^13 (128 KiB each): none 2709, 4: 2840, 8: 2942, 16: 2940, 32: 2897,
+//    256: 2024 (32 MiB ahead: the lines were evicted before use and read twice); FP32 2^14: none
+//    2251, 8: 2475, 16: 2423-2543, 24: 2548, 256: 2011. prefetch.global.L2 per 128-byte line was
+//    no better (FP64 2^13, 16 ahead: 2859).
+//  - lead in bytes, 1 / 2 / 3 / 4 MiB: FP64 2^13 2919 / 2927 / 2895 / 2878, FP32 2^14 2448 / 2522
+//    / 2514 / 2495, FP16 2^13 2147 / 2159 / 2157 / 2142, FP16X2 2^10 2881 / 2899 / 2883 / 2881;
+//    FP64 and FP32 2^10 ... 2^12 within 1% up to 2 MiB, 1-2.5% slower at 4.
+//  - d5bc5d2 -> this, same call (bench/results/2026-11-25-h100-dft-l2pf.md): FP64 2^13 2730 ->
+//    2936, FP32 2^13 2867 -> 2952, 2^14 2272 -> 2555, FP16X2 2^10 ... 2^12 +5-11%, FP16 2^10 ...
+//    2^13 +1-6%; the rest within 1%. FP16 2^14 (1737 -> 1701) and the cluster kernels (FP16 2^16
+//    1418 -> 1370, others +-2%) measured slower or mixed with it and do not prefetch.
+// Inlined, the call raised the registers of some dft_stockham_tc builds (FP16 2^13 64 -> 74: one
+// block per SM instead of two, 2060 -> 1651 GB/s); as a call at the kernel's start it leaves them
+// as they were (ptxas, within 2 registers). The instruction takes 16-byte addresses: hepa_dft_exec
+// accepts only 16-byte aligned buffers, and vb is a multiple of 16. vb: input bytes per block;
+// last_bytes: the last block's.
+__device__ __noinline__ void l2_prefetch_ahead(const void *in, unsigned long long lead, size_t vb,
+                                               unsigned long long blocks_total, size_t last_bytes) {
+#if __CUDA_ARCH__ >= 900
+    const unsigned long long b = blockIdx.x + lead;
+    if (!lead || b >= blocks_total) return;
+    const size_t bytes = b + 1 == blocks_total ? last_bytes : vb;
+    const char *base = (const char *)in + b * vb;
+    constexpr size_t CH = 16384;
+    for (size_t c = threadIdx.x * CH; c < bytes; c += (size_t)blockDim.x * CH) {
+        const unsigned sz = (unsigned)(bytes - c < CH ? bytes - c : CH);
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(base + c), "r"(sz));
+    }
+#endif
+}
+
+#ifndef HEPA_DFT_L2PF_BYTES // L2 PREFETCH's lead in input bytes (0: off)
+#define HEPA_DFT_L2PF_BYTES (2u << 20)
+#endif
 constexpr unsigned stk_vpt(int logn, bool fp32) {
     return fp32 ? 16 : logn >= 8 && logn <= 10 ? 8 : 16;
 }
@@ -520,9 +563,15 @@ __device__ __forceinline__ void stk_stages(T (&v)[VPT], T *sm, const T *src, T *
 template <int LOGN, bool INV, int VPT, typename T>
 __global__ void __launch_bounds__(stk_shape<LOGN, VPT>::THREADS,
                                   VPT == 8 ? 1024 / stk_shape<LOGN, VPT>::THREADS : 0)
-    dft_stockham_cc(T *out, const T *in, const T *tw, unsigned long long batch) {
+    dft_stockham_cc(T *out, const T *in, const T *tw, unsigned long long batch,
+                    unsigned long long lead) {
     using sh = stk_shape<LOGN, VPT>;
     extern __shared__ __align__(16) unsigned char smem_raw[];
+    {
+        const unsigned long long blocks = (batch + sh::V - 1) / sh::V;
+        l2_prefetch_ahead(in, lead, (size_t)sh::V * sh::N * sizeof(T), blocks,
+                          (size_t)(batch - (blocks - 1) * sh::V) * sh::N * sizeof(T));
+    }
     const unsigned vl = threadIdx.x / sh::T, t = threadIdx.x % sh::T;
     T *sm = (T *)smem_raw + (size_t)vl * sh::N;
     const unsigned long long vec = (unsigned long long)blockIdx.x * sh::V + vl;
@@ -600,14 +649,20 @@ template <int MODE, int LOGN> struct stc_shape {
     // where; any grid is correct, the plan launches sms × blocks per SM (hepa_dft_plan::stk_grid).
     static constexpr bool PF =
         ((MODE == HEPA_DFT_FP16X2 ? HEPA_DFT_PF_X2 : HEPA_DFT_PF_H) >> LOGN) & 1;
+    // L2 PREFETCH (above dft_stockham_cc) where it measured faster: not with PF, not at FP16 2^14
+    static constexpr bool L2PF = !PF && LOGN <= 13;
 };
 
 template <int MODE, int LOGN, bool INV>
 __global__ void __launch_bounds__(stc_shape<MODE, LOGN>::THREADS)
-    dft_stockham_tc(void *out_v, const void *in_v, const float2 *tw, unsigned long long batch) {
+    dft_stockham_tc(void *out_v, const void *in_v, const float2 *tw, unsigned long long batch,
+                    unsigned long long lead) {
     using T = typename mode_types<MODE>::T;
     using sh = stc_shape<MODE, LOGN>;
     constexpr unsigned N = sh::N, E = sh::E, V = sh::V, NG = N / 16;
+    if constexpr (sh::L2PF)
+        l2_prefetch_ahead(in_v, lead, (size_t)E * sizeof(T), (batch + V - 1) / V,
+                          (size_t)(batch - (batch - 1) / V * V) * N * sizeof(T));
     constexpr int S16 = LOGN / 4, LR = LOGN % 4, BB = sizeof(T) == 4 ? 5 : 4;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *const buf0 = (T *)smem_raw, *const buf1 = buf0 + E;
@@ -1624,6 +1679,7 @@ struct stk_entry {
     size_t smem;
     unsigned cluster;       // blocks per cluster (1: a plain launch)
     bool persist;           // persistent blocks (stc_shape::PF): launch at most what fits at once
+    size_t block_bytes;     // input bytes per block (L2 PREFETCH; 0: the kernel takes no lead)
 };
 template <int L, typename T> stk_entry cc_make() {
     constexpr int VPT = stk_vpt(L, sizeof(T) == sizeof(float2));
@@ -1633,7 +1689,9 @@ template <int L, typename T> stk_entry cc_make() {
             sh::THREADS,
             sh::V,
             (size_t)sh::V * sh::N * sizeof(T),
-            1};
+            1,
+            false,
+            (size_t)sh::V * sh::N * sizeof(T)};
 }
 // FP32 2^14: one block of 1024 threads holds the vector (128 KiB). Measured on an H100 (dftprof,
 // 1 GiB batches, two rounds): 2245-2255 GB/s, against 1587-1595 over a cluster of two blocks
@@ -1652,7 +1710,8 @@ template <int L> stk_entry stk_make(hepa_dft_mode mode) {
                     sh::V,
                     sh::SMEM,
                     1,
-                    sh::PF};
+                    sh::PF,
+                    sh::L2PF ? (size_t)sh::E * sizeof(typename mode_types<HEPA_DFT_FP16X2>::T) : 0};
         }
     }
     if (mode == HEPA_DFT_FP16) {
@@ -1663,7 +1722,8 @@ template <int L> stk_entry stk_make(hepa_dft_mode mode) {
                 sh::V,
                 sh::SMEM,
                 1,
-                sh::PF};
+                sh::PF,
+                sh::L2PF ? (size_t)sh::E * sizeof(typename mode_types<HEPA_DFT_FP16>::T) : 0};
     }
     return {nullptr, nullptr, 0, 0, 0, 0};
 }
@@ -1749,7 +1809,8 @@ cudaError_t launch_stk(const hepa_dft_plan *p, void *out, const void *in, int in
     unsigned blocks = (unsigned)((batch + e.vecs - 1) / e.vecs);
     if (e.persist && p->stk_grid && p->stk_grid < blocks) blocks = p->stk_grid;
     const void *tw = p->tw;
-    void *args[] = {&out, (void *)&in, (void *)&tw, (void *)&batch};
+    unsigned long long lead = p->stk_lead;
+    void *args[] = {&out, (void *)&in, (void *)&tw, (void *)&batch, (void *)&lead};
     if (e.cluster > 1) {
         cudaLaunchConfig_t cfg;
         cudaLaunchAttribute attr;
@@ -2097,6 +2158,10 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
                        inv = blocks_at_once(k[1], se.threads, smem);
         p->stk_grid = fwd < inv ? fwd : inv;
         if (p->stk_grid == 0) e = cudaErrorInvalidConfiguration;
+    }
+    if (use_stk && se.block_bytes) { // L2 PREFETCH: about L2PF_BYTES ahead, at least one block
+        const size_t lb = HEPA_DFT_L2PF_BYTES;
+        p->stk_lead = (unsigned)((lb + se.block_bytes - 1) / se.block_bytes);
     }
     if (e != cudaSuccess) {
         const hepa_status s = _hepa_dev_status(e, "hepa_dft_plan_create");

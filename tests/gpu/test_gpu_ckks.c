@@ -216,6 +216,31 @@ Test(gpu_dft, persistent_plans, .timeout = 600) {
     hepa_dft_plan_destroy(p);
 }
 
+/* The one-pass Stockham kernels of n <= 2^13 (FP32: 2^14) ask L2 for the input of the block about
+ * 2 MiB ahead as they start (L2 PREFETCH in dft_cuda.cu). Batches that reach that far, with a
+ * partial last block at 2^10 (601 vectors: 150 blocks of 4 and one of 1 where a block holds 4),
+ * and 270 vectors at 2^13 (below 264 the plans of 2^13 go through the four-step split), for
+ * every mode, both directions, in and out of place; at every test size, for compute-sanitizer's
+ * quick runs. */
+Test(gpu_dft, prefetch_plans, .timeout = 600) {
+    test_rng r;
+    test_rng_init(&r);
+    for (int mi = 0; mi < NMODES; ++mi)
+        for (unsigned lg = 10; lg <= 13; lg += 3) {
+            const hepa_dft_mode m = all_modes[mi];
+            const size_t n = (size_t)1 << lg, batch = lg == 10 ? 601 : 270; /* 2^13: one pass */
+            hepa_dft_plan *p;
+            T_OK(hepa_dft_plan_create(&p, n, batch, m));
+            cr_assert_eq(_hepa_dft_plan_passes(p), 1);
+            for (int run = 0; run < 2; ++run) {
+                const double e = check_plan(&r, p, m, n, batch, run, run, NULL);
+                cr_assert(e <= mode_bound(m), "%s n=2^%u batch %zu inv=inplace=%d: error %.3g",
+                          mode_name(m), lg, batch, run, e);
+            }
+            hepa_dft_plan_destroy(p);
+        }
+}
+
 /* FP16X2 scales each block by a power of two: tiny and huge vectors (2^-100, 2^100) next to
  * ordinary ones keep the FP32-level relative error. */
 Test(gpu_dft, fp16x2_any_magnitude) {
