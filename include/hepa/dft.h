@@ -38,9 +38,9 @@
  * 2^15, 2^16) there run both passes of a four-step in one launch instead, the intermediate
  * staying in L2 (one read and one write of the batch from DRAM); in place, through a ring of
  * about 16 MiB that the plan allocates (a few percent slower than out of place).
- * Speed (H100, 1 GiB batches, bench/results/): 0.62-1.00x cuFFT's for n = 2^10 ... 2^13 (FP32
- * 0.97-1.00x, FP64 0.98-1.00x); from 2^14 FP16 1.16-1.41x, FP16X2 0.59-0.98x, FP32 0.83x at 2^14
- * and 1.22x / 1.58x at 2^15 / 2^16, FP64 1.39-1.49x.
+ * Speed (H100, 1 GiB batches, bench/results/): 0.61-1.05x cuFFT's for n = 2^10 ... 2^13 (FP32
+ * 1.00x, FP64 0.99-1.05x, FP16X2 0.61-1.02x, FP16 0.79-0.92x); from 2^14 FP16 1.15-1.40x, FP16X2
+ * 0.59-0.99x, FP32 0.94x at 2^14 and 1.22x / 1.58x at 2^15 / 2^16, FP64 1.38-1.49x.
  * Under compute-sanitizer memcheck, set HEPA_DFT_THREAD_COPY=1 before creating FP16/FP16X2 plans
  * of 2^14 ... 2^16: memcheck (2025.3.1) rejects the bulk copies between the blocks of a cluster
  * (and the results then come out wrong); this moves the same bytes by thread stores, about 2x
