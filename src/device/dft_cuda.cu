@@ -451,12 +451,14 @@ template <int R, bool INV, typename W> __device__ __forceinline__ void dft_r(W *
 //    2251, 8: 2475, 16: 2423-2543, 24: 2548, 256: 2011. prefetch.global.L2 per 128-byte line was
 //    no better (FP64 2^13, 16 ahead: 2859).
 //  - lead in bytes, 1 / 2 / 3 / 4 MiB: FP64 2^13 2919 / 2927 / 2895 / 2878, FP32 2^14 2448 / 2522
-//    / 2514 / 2495, FP16 2^13 2147 / 2159 / 2157 / 2142, FP16X2 2^10 2881 / 2899 / 2883 / 2881;
-//    FP64 and FP32 2^10 ... 2^12 within 1% up to 2 MiB, 1-2.5% slower at 4.
-//  - d5bc5d2 -> this, same call (bench/results/2026-11-25-h100-dft-l2pf.md): FP64 2^13 2730 ->
-//    2936, FP32 2^13 2867 -> 2952, 2^14 2272 -> 2555, FP16X2 2^10 ... 2^12 +5-11%, FP16 2^10 ...
-//    2^13 +1-6%; the rest within 1%. FP16 2^14 (1737 -> 1701) and the cluster kernels (FP16 2^16
-//    1418 -> 1370, others +-2%) measured slower or mixed with it and do not prefetch.
+//    / 2514 / 2495, FP16 2^13 2147 / 2159 / 2157 / 2142, FP16X2 2^10 2881 / 2899 / 2883 / 2881
+//    (these two from a build with the call inlined, see below); FP64 and FP32 2^10 ... 2^12 within
+//    1% up to 2 MiB, 1-2.5% slower at 4.
+//  - d5bc5d2 -> this, same call, two rounds (bench/results/2026-11-24-h100-dft-l2pf-b9634b7.md):
+//    FP64 2^13 2724-2730 -> 2919-2927, FP32 2^13 2840 -> 2944-2952, 2^14 2249 -> 2530-2548,
+//    FP16X2 2^10 ... 2^12 +5.6-10.5%, FP16 2^10 ... 2^13 +0.8-5.7%; the rest within 0.5%. FP16 2^14
+//    (1737 -> 1701) and the cluster kernels (FP16 2^16 1418 -> 1370, others +-2%) measured slower
+//    or mixed with it and do not prefetch.
 // Inlined, the call raised the registers of some dft_stockham_tc builds (FP16 2^13 64 -> 74: one
 // block per SM instead of two, 2060 -> 1651 GB/s); as a call at the kernel's start it leaves them
 // as they were (ptxas, within 2 registers). The instruction takes 16-byte addresses: hepa_dft_exec
