@@ -19,7 +19,7 @@
  *   HEPA_DFT_FP32    complex float (8 bytes, cuFloatComplex): FP64's radix-16 kernels on the CUDA
  *                    cores in float (cuFFT single's accuracy class, no tensor cores). The mode
  *                    to take for FP32-level results: as fast as cuFFT single or faster except at
- *                    2^13 and 2^14 (see Speed), where FP16X2 is slower still.
+ *                    2^14 (see Speed), where FP16X2 is slower still.
  *   Needs sm_80 or newer for the two tensor-core modes (HEPA_ERR_UNSUPPORTED below).
  * Measured relative L2 error (H100, d84bc68, FP64 at 676b860; inputs uniform in [-1, 1) rounded
  * to the type, against hepa_dft_host_ld of the same values; forward; tests/gpu/test_gpu_ckks.c

@@ -1699,34 +1699,26 @@ template <int L, typename T> stk_entry cc_make() {
 // 1 GiB batches, two rounds): 2245-2255 GB/s, against 1587-1595 over a cluster of two blocks
 // (dft_stockham_cc_cluster, 64 registers, 104-112 bytes of stack), 1283-1292 over four, and
 // 2191-2198 with dft_l2sq.
+// The tensor-core Stockham kernel of (MODE, 2^L)
+template <int MODE, int L> stk_entry tc_make() {
+    using sh = stc_shape<MODE, L>;
+    return {(void *)dft_stockham_tc<MODE, L, false>,
+            (void *)dft_stockham_tc<MODE, L, true>,
+            sh::THREADS,
+            sh::V,
+            sh::SMEM,
+            1,
+            sh::PF,
+            sh::L2PF ? (size_t)sh::E * sizeof(typename mode_types<MODE>::T) : 0};
+}
 template <int L> stk_entry stk_make(hepa_dft_mode mode) {
     if constexpr (L <= 14)
         if (mode == HEPA_DFT_FP32) return cc_make<L, float2>();
     if constexpr (L <= 13) {
         if (mode == HEPA_DFT_FP64) return cc_make<L, double2>();
-        if (mode == HEPA_DFT_FP16X2) {
-            using sh = stc_shape<HEPA_DFT_FP16X2, L>;
-            return {(void *)dft_stockham_tc<HEPA_DFT_FP16X2, L, false>,
-                    (void *)dft_stockham_tc<HEPA_DFT_FP16X2, L, true>,
-                    sh::THREADS,
-                    sh::V,
-                    sh::SMEM,
-                    1,
-                    sh::PF,
-                    sh::L2PF ? (size_t)sh::E * sizeof(typename mode_types<HEPA_DFT_FP16X2>::T) : 0};
-        }
+        if (mode == HEPA_DFT_FP16X2) return tc_make<HEPA_DFT_FP16X2, L>();
     }
-    if (mode == HEPA_DFT_FP16) {
-        using sh = stc_shape<HEPA_DFT_FP16, L>;
-        return {(void *)dft_stockham_tc<HEPA_DFT_FP16, L, false>,
-                (void *)dft_stockham_tc<HEPA_DFT_FP16, L, true>,
-                sh::THREADS,
-                sh::V,
-                sh::SMEM,
-                1,
-                sh::PF,
-                sh::L2PF ? (size_t)sh::E * sizeof(typename mode_types<HEPA_DFT_FP16>::T) : 0};
-    }
+    if (mode == HEPA_DFT_FP16) return tc_make<HEPA_DFT_FP16, L>();
     return {nullptr, nullptr, 0, 0, 0, 0};
 }
 // FP64 2^14 ... 2^16 over a cluster of blocks of 2^12 elements (2^16: 2^13). Measured on an H100
