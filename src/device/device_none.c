@@ -151,6 +151,10 @@ int _hepa_dft_plan_passes(const hepa_dft_plan *p) {
     (void)p;
     return 0;
 }
+const char *_hepa_dft_plan_kernel(const hepa_dft_plan *p) {
+    (void)p;
+    return "none";
+}
 hepa_status _hepa_dft_exec(const hepa_dft_plan *p, void *o, const void *i, int inv, void *st) {
     (void)p, (void)o, (void)i, (void)inv, (void)st;
     return HEPA_ERR_UNSUPPORTED;

@@ -2055,9 +2055,12 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
         if (se.cluster > 1) four_tw = n;
     }
     // L2 SQUARE: FP64 and FP32 one-pass cluster plans of 2^14 ... 2^16 (FP32: 2^15, 2^16; the
-    // cluster kernel stays where the device cannot run it). Items per launch must fit an unsigned.
+    // cluster kernel stays where the device cannot run it, or with HEPA_DFT_NO_L2SQ set: on an
+    // H100 that is how the tests reach it). Items per launch must fit an unsigned.
     unsigned l2sq_d = 0, l2sq_r = 0;
-    const bool l2sq = use_stk && cc_mode(mode) && se.cluster > 1 && l2sq_at(mode, logn) &&
+    const char *nol2 = getenv("HEPA_DFT_NO_L2SQ");
+    const bool l2sq = !(nol2 && *nol2 && strcmp(nol2, "0") != 0) && use_stk && cc_mode(mode) &&
+                      se.cluster > 1 && l2sq_at(mode, logn) &&
                       batch * l2sq_items(logn) < ((size_t)1 << 31) &&
                       l2sq_setup(mode, elem, logn, batch, &l2sq_d, &l2sq_r);
     // its tw_a[i2·16 + m1] = w_n^(i2·m1), i2 < N2 (right after w_n)
@@ -2232,3 +2235,10 @@ extern "C" hepa_status hepa_dft_exec(const hepa_dft_plan *p, void *d_out, const 
 
 
 extern "C" int _hepa_dft_plan_passes(const hepa_dft_plan *p) { return p->npass; }
+
+extern "C" const char *_hepa_dft_plan_kernel(const hepa_dft_plan *p) {
+    stk_entry e;
+    if (p->l2sq) return "l2sq";
+    if (p->stk) return stk_lookup(p->mode, p->stk, &e) && e.cluster > 1 ? "cluster" : "stockham";
+    return p->npass == 1 ? "one-pass" : "four-step";
+}

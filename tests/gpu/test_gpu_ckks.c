@@ -159,40 +159,59 @@ Test(gpu_dft, all_splits, .timeout = 900) {
 }
 
 /* Plans of 2^14 ... 2^16 whose batch holds more than 2^16 elements run one pass over a
- * thread-block cluster on sm_90 devices (FP64, FP32 from 2^15: dft_stockham_cc_cluster; FP16X2 and
- * FP16 from 2^15: dft_cluster_tc; FP32 2^14 one block per vector); FP64 and FP32 run dft_l2sq
+ * thread-block cluster on sm_90 devices (FP64, FP32 from 2^15: dft_stockham_cc_cluster; FP16X2,
+ * and FP16 from 2^15: dft_cluster_tc; FP32 and FP16 2^14 one block per vector); FP64 and FP32 run
+ * dft_l2sq
  * instead (both passes of a four-step in one launch), whose blocks wait for each other: a batch
  * just above 2^16 elements (lag D = the whole batch, a ring of the whole batch in place) and one of
  * 3·2^20 elements (D below the batch, so every branch of its item order runs, and in place the
- * ring's slots are reused), executed several times (the counters must be back at zero). Run here at
- * every test size, so that the quick runs under compute-sanitizer cover those kernels too (the
- * sweeps above reach them only at full size). Both directions, in and out of place. */
+ * ring's slots are reused), executed several times (the counters must be back at zero). FP64 and
+ * FP32 once more with HEPA_DFT_NO_L2SQ=1: the cluster kernel that devices without dft_l2sq get
+ * (never reached on an H100 otherwise). Each plan's kernel is asserted (_hepa_dft_plan_kernel).
+ * Run here at every test size, so that the quick runs under compute-sanitizer cover those kernels
+ * too (the sweeps above reach them only at full size). Both directions, in and out of place. */
+static const char *cluster_kernel_expected(hepa_dft_mode m, unsigned lg, size_t batch, int nol2) {
+    /* FP32 2^14: one block a vector, or the four-step split below 264 vectors (hepa/dft.h) */
+    if (lg == 14 && m == HEPA_DFT_FP32) return batch < 264 ? "four-step" : "stockham";
+    if (lg == 14 && m == HEPA_DFT_FP16) return "stockham";
+    return mode_cc(m) && !nol2 ? "l2sq" : "cluster";
+}
 Test(gpu_dft, cluster_plans, .timeout = 600) {
     test_rng r;
     test_rng_init(&r);
     for (int mi = 0; mi < NMODES; ++mi)
         for (unsigned lg = 14; lg <= 16; ++lg)
-            for (int big = 0; big < (mode_cc(all_modes[mi]) ? 2 : 1); ++big) {
+            for (int big = 0; big < (mode_cc(all_modes[mi]) ? 3 : 1); ++big) {
                 const hepa_dft_mode m = all_modes[mi];
+                const int nol2 = big == 2; /* the cluster kernel in place of dft_l2sq */
                 const size_t n = (size_t)1 << lg;
-                /* (FP32 2^14 with 300 vectors: its one-block pass, 1024 threads a vector) */
+                /* (FP32 2^14 with 300 vectors: its one-block pass, 1024 threads a vector; FP16X2
+                 * 2^14 with 264: below that its plans take the four-step split, hepa/dft.h) */
                 const size_t batch =
-                    big ? (m == HEPA_DFT_FP32 && lg == 14 ? 300 : ((size_t)3 << 20) / n)
-                        : ((size_t)1 << 16) / n + 1;
+                    big == 1 ? (m == HEPA_DFT_FP32 && lg == 14 ? 300 : ((size_t)3 << 20) / n)
+                    : m == HEPA_DFT_FP16X2 && lg == 14 ? 264
+                                                       : ((size_t)1 << 16) / n + 1;
                 hepa_dft_plan *p;
+                cr_assert_eq(setenv("HEPA_DFT_NO_L2SQ", nol2 ? "1" : "0", 1), 0);
                 T_OK(hepa_dft_plan_create(&p, n, batch, m));
-                /* FP64, FP32: out of place, in place, then out of place again; the others:
-                 * inverse in place, as before */
-                for (int run = 0; run < (mode_cc(m) ? 6 : 2); ++run) {
-                    const int inv = run & 1, inplace = mode_cc(m) ? run / 2 == 1 : inv;
+                cr_assert_eq(unsetenv("HEPA_DFT_NO_L2SQ"), 0);
+                const char *want = cluster_kernel_expected(m, lg, batch, nol2);
+                cr_assert_str_eq(_hepa_dft_plan_kernel(p), want, "%s n=2^%u batch %zu: %s, not %s",
+                                 mode_name(m), lg, batch, _hepa_dft_plan_kernel(p), want);
+                /* FP64, FP32: out of place, in place, then out of place again; the others and the
+                 * cluster kernel of FP64, FP32: inverse in place, as before */
+                const int runs = mode_cc(m) && !nol2 ? 6 : 2;
+                for (int run = 0; run < runs; ++run) {
+                    const int inv = run & 1, inplace = runs == 6 ? run / 2 == 1 : inv;
                     const double e = check_plan(&r, p, m, n, batch, inv, inplace, NULL);
                     if (run == 0)
                         fprintf(stderr,
-                                "gpu_dft: %-6s n = 2^%-2u batch %zu passes %d  rel L2 %.3g\n",
-                                mode_name(m), lg, batch, _hepa_dft_plan_passes(p), e);
+                                "gpu_dft: %-6s n = 2^%-2u batch %zu %-8s passes %d  rel L2 %.3g\n",
+                                mode_name(m), lg, batch, want, _hepa_dft_plan_passes(p), e);
                     cr_assert(e <= mode_bound(m),
-                              "%s n=2^%u batch %zu inv=%d inplace=%d passes %d: error %.3g",
-                              mode_name(m), lg, batch, inv, inplace, _hepa_dft_plan_passes(p), e);
+                              "%s n=2^%u batch %zu %s inv=%d inplace=%d passes %d: error %.3g",
+                              mode_name(m), lg, batch, want, inv, inplace, _hepa_dft_plan_passes(p),
+                              e);
                 }
                 hepa_dft_plan_destroy(p);
             }
