@@ -34,20 +34,21 @@
  * than 264 vectors take the four-step route from n = 2^13 (FP64) and 2^14 (FP32, FP16X2) so that
  * one vector spreads over many blocks. On GPUs with thread-block clusters (sm_90), plans of 2^14
  * ... 2^16 (FP16: 2^15, 2^16) whose batch holds more than 2^16 elements run one pass, a vector per
- * cluster (FP16X2 2^14 too, from 264 vectors, in place of its one-block pass); FP64 plans of 2^14
- * ... 2^16 (FP32: 2^15, 2^16) there run both passes of a four-step in one launch instead, the
- * intermediate staying in L2 (one read and one write of the batch from DRAM); in place, through a
- * ring of about 16 MiB that the plan allocates (a few percent slower than out of place). Speed
- * (H100, 1 GiB batches, bench/results/): 0.61-1.05x cuFFT's for n = 2^10 ... 2^13 (FP32 1.00x, FP64
- * 0.99-1.05x, FP16X2 0.61-1.02x, FP16 0.79-0.92x); from 2^14 FP16 1.15-1.40x, FP16X2 0.59-0.99x,
- * FP32 0.94x at 2^14 and 1.22x / 1.58x at 2^15 / 2^16, FP64 1.38-1.49x. HEPA_DFT_NO_L2SQ=1 when a
- * plan is created: FP64 and FP32 plans of 2^14 ... 2^16 run the cluster kernel that devices which
- * cannot run the L2 one get, for tests and comparisons. It is slower (H100, GB/s, L2 kernel ->
- * cluster kernel): FP64 2^14 2182 -> 1983, 2^15 2191 -> 1579, 2^16 2172 -> 1214; FP32 2^15 2194 ->
- * 848, 2^16 2169 -> 678 (below cuFFT single). Under compute-sanitizer memcheck, set
- * HEPA_DFT_THREAD_COPY=1 before creating FP16/FP16X2 plans of 2^14 ... 2^16: memcheck (2025.3.1)
- * rejects the bulk copies between the blocks of a cluster (and the results then come out wrong);
- * this moves the same bytes by thread stores, about 2x slower.
+ * cluster (FP16X2 2^14 too, from 264 vectors, in place of its one-block pass); FP64 plans of
+ * 2^14 ... 2^16 (FP32: 2^15, 2^16) there run both passes of a four-step in one launch instead,
+ * the intermediate staying in L2 (one read and one write of the batch from DRAM); in place,
+ * through a ring of about 16 MiB that the plan allocates (a few percent slower than out of place).
+ * HEPA_DFT_NO_L2SQ=1 when a plan is created: those FP64 and FP32 plans run the cluster kernel that
+ * devices which cannot run the L2 one get instead, for tests and comparisons. It is slower (H100,
+ * GB/s, L2 kernel -> cluster kernel): FP64 2^14 2182 -> 1983, 2^15 2191 -> 1579, 2^16 2172 ->
+ * 1214; FP32 2^15 2194 -> 848, 2^16 2169 -> 678 (below cuFFT single).
+ * Speed (H100, 1 GiB batches, bench/results/): 0.61-1.05x cuFFT's for n = 2^10 ... 2^13 (FP32
+ * 1.00x, FP64 0.99-1.05x, FP16X2 0.61-1.02x, FP16 0.79-0.92x); from 2^14 FP16 1.15-1.40x, FP16X2
+ * 0.59-0.99x, FP32 0.94x at 2^14 and 1.22x / 1.58x at 2^15 / 2^16, FP64 1.38-1.49x.
+ * Under compute-sanitizer memcheck, set HEPA_DFT_THREAD_COPY=1 before creating FP16/FP16X2 plans
+ * of 2^14 ... 2^16: memcheck (2025.3.1) rejects the bulk copies between the blocks of a cluster
+ * (and the results then come out wrong); this moves the same bytes by thread stores, about 2x
+ * slower.
  */
 #ifndef HEPA_DFT_H
 #define HEPA_DFT_H
@@ -104,11 +105,6 @@ HEPA_API HEPA_NODISCARD hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **
                                                                 unsigned l1);
 /* Number of passes over the batch a plan makes (1 or 2). */
 HEPA_API int _hepa_dft_plan_passes(const hepa_dft_plan *plan);
-/* The kernel a plan runs, for tests and measurements: "l2sq" (both passes of a four-step in one
- * launch), "cluster" (one pass, a vector per thread-block cluster), "stockham" (one pass,
- * register-resident), "one-pass" (one pass through shared memory), "four-step" (two passes);
- * "none" in a build without CUDA. */
-HEPA_API const char *_hepa_dft_plan_kernel(const hepa_dft_plan *plan);
 
 /* d_out = DFT of d_in (both device, 16-byte aligned, n·batch elements of the plan's type;
  * d_out == d_in allowed, other overlaps not), forward (inverse = 0) or inverse, enqueued on
