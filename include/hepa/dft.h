@@ -105,6 +105,11 @@ HEPA_API HEPA_NODISCARD hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **
                                                                 unsigned l1);
 /* Number of passes over the batch a plan makes (1 or 2). */
 HEPA_API int _hepa_dft_plan_passes(const hepa_dft_plan *plan);
+/* The kernel a plan runs, for tests and measurements: "l2sq" (both passes of a four-step in one
+ * launch), "cluster" (one pass, a vector per thread-block cluster), "stockham" (one pass,
+ * register-resident), "one-pass" (one pass through shared memory), "four-step" (two passes);
+ * "none" in a build without CUDA. */
+HEPA_API const char *_hepa_dft_plan_kernel(const hepa_dft_plan *plan);
 
 /* d_out = DFT of d_in (both device, 16-byte aligned, n·batch elements of the plan's type;
  * d_out == d_in allowed, other overlaps not), forward (inverse = 0) or inverse, enqueued on
