@@ -161,12 +161,11 @@ Test(gpu_dft, all_splits, .timeout = 900) {
 /* Plans of 2^14 ... 2^16 whose batch holds more than 2^16 elements run one pass over a
  * thread-block cluster on sm_90 devices (FP64, FP32 from 2^15: dft_stockham_cc_cluster; FP16X2,
  * and FP16 from 2^15: dft_cluster_tc; FP32 and FP16 2^14 one block per vector); FP64 and FP32 run
- * dft_l2sq
- * instead (both passes of a four-step in one launch), whose blocks wait for each other: a batch
- * just above 2^16 elements (lag D = the whole batch, a ring of the whole batch in place) and one of
- * 3·2^20 elements (D below the batch, so every branch of its item order runs, and in place the
- * ring's slots are reused), executed several times (the counters must be back at zero). FP64 and
- * FP32 once more with HEPA_DFT_NO_L2SQ=1: the cluster kernel that devices without dft_l2sq get
+ * dft_l2sq instead (both passes of a four-step in one launch), whose blocks wait for each other: a
+ * batch just above 2^16 elements (lag D = the whole batch, a ring of the whole batch in place) and
+ * one of 3·2^20 elements (D below the batch, so every branch of its item order runs, and in place
+ * the ring's slots are reused), executed several times (the counters must be back at zero). FP64
+ * and FP32 once more with HEPA_DFT_NO_L2SQ=1: the cluster kernel that devices without dft_l2sq get
  * (never reached on an H100 otherwise). Each plan's kernel is asserted (_hepa_dft_plan_kernel).
  * Run here at every test size, so that the quick runs under compute-sanitizer cover those kernels
  * too (the sweeps above reach them only at full size). Both directions, in and out of place. */
