@@ -40,6 +40,10 @@ static __device__ __forceinline__ uint64_t f64_canonical_q(double x, double qd, 
     const double r = f64_reduce_q(x, qd, qi);
     return d2u(r < 0 ? __dadd_rn(r, qd) : r);
 }
+// [0, q) from an integer-valued |x| < q (an f64_mulmod_q result): the sign fix-up alone
+static __device__ __forceinline__ uint64_t f64_canonical_small_q(double x, double qd) {
+    return d2u(x < 0 ? __dadd_rn(x, qd) : x);
+}
 // The FP64 route of base conversion's target sum (rns/conv_core.h): corr + Σ_k v_k·hat_k for a
 // target t < 2^47 (qd, qi) whose sources are all below 2^47 and at most 13t (so v_k < 13t,
 // f64_mulmod_q's bound). Each term is exact with |.| < 0.91t; with corr in [0, t) the result is

@@ -605,11 +605,24 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
 // is |t| < 0.91q, and |h/q| < 13·2^47 < 2^51. The same holds for a twiddle with |w| < q of
 // either sign (GENERATED ROW TWIDDLES). Forward: x ± t grows by less than q a stage; a pass
 // starts from [0, q) and runs at most 12 stages (the one-pass kernel of 2^12), so values stay
-// below 13q and the bounds hold throughout. Inverse: the difference goes through f64_mulmod
-// (|.| < 0.91q); the sum is reduced (f64_reduce: |.| <= q/2 + 1) only at the stages on tile bits
-// 2, 5, 8 and 11 (RED of stage): a pass starts from [0, q), so the stages on bits 3k, 3k + 1 and
-// 3k + 2 see values below q, 2q and 4q, differences below 8q and, at the scaled last stage, a
-// sum below 8q: all within f64_mulmod's Y <= 13. (Until 2026-11-23 every sum was reduced.)
+// below 13q and the bounds hold throughout. Counted with the bound on |t| for the input at hand,
+// (1/2 + Y/32)·q for |y| <= Y·q, the growth is smaller: from Y_0 = 1, Y_(s+1) = Y_s + 1/2 +
+// Y_s/32 gives Y_8 < 5.75, Y_9 < 6.43, Y_16 < 11.82, Y_17 < 12.69, so the 16 or 17 stages of
+// the two passes of an FP64 INTERMEDIATE forward (below) need no reduction in between.
+// Inverse: the difference goes through f64_mulmod (|.| < 0.91q); the sum is reduced (f64_reduce:
+// |.| <= q/2 + 1) only at the stages on tile bits 2, 5, 8 and 11 (RED of stage): a pass starts from
+// [0, q), so the stages on bits 3k, 3k + 1 and 3k + 2 see values below q, 2q and 4q, differences
+// below 8q and, at the scaled last stage, a sum below 8q: all within f64_mulmod's Y <= 13. (Until
+// 2026-11-23 every sum was reduced.)
+// The two passes of an FP64 INTERMEDIATE inverse (below) reduce at other bits, counted more
+// sharply: the two inputs of a butterfly have gone through the same earlier stages, so they have
+// the same range, and |x - y| is below one range's width, not two bounds. From [0, q) a run of sums
+// stays in [0, 2^k·q); a value that went through f64_mulmod (or f64_reduce) and then k sums has |.|
+// < 0.91q·2^k. First pass (rows, 8 bits, from [0, q)): differences below q, 2q, 4q, 8q at bits 0-3,
+// the sums reduced at bit 3 (|.| < 0.91q), differences below 1.82q, 3.64q, 7.28q at bits 4-6,
+// reduced at 6, and the pass stores |.| < 1.82q + 2 as it is. Last pass (from that): differences
+// below 3.64q and 7.28q at bits 0 and 1, reduced at 1, 4 and 7 (differences below 7.28q), so the
+// scaled last stage (bit 4 to 8) sees sums below 7.28q.
 // The twiddles are the limb's doubles (hepa_dev_limb.tw64: the integer w, exact; since b3ce19f,
 // before which each butterfly converted the integer table's w). Measured on an H100 when the
 // path came (eab828c; hepa-bench --gpu-suite, n = 2^16, L = 34, 40-bit primes, cold / hot µs):
@@ -625,16 +638,24 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
 // (u2d, d2u, f64_round and the _q forms used here: src/ntt/f64_arith.cuh, shared with the base
 // conversion kernel)
 // FP64 INTERMEDIATE (XF 8 of ntt_tile_kernel). Between the two passes of a plain transform the
-// FP64 limbs keep the FP64 path's signed doubles: the first pass stores f64_reduce(x) (|.| <= q/2
-// + 1) instead of the canonical word (f64_out: the reduction, a sign fix-up and the conversion)
-// and the last pass takes those bits as they are (no f64_in). A start with |x| < q is all the
-// stage bounds above assume, so they hold. Only the two passes of one transform see these words
-// (run_ntt, n = 2^13 .. 2^17, and ntt2_kernel's forward; not the fusions, the negacyclic product or
-// key switching's passes, which keep canonical words). Measured on an H100 against canonical words
-// (same call, two runs, 2^16/34 40-bit, µs): forward hot 27.3-27.5 -> 26.8-27.1, cold 31.2-31.3
-// -> 31.1; inverse hot 30.5-30.8 -> 30.1-30.5, cold 32.5-32.7 -> 32.0-32.3; 2^14 and 2^15 0.1-0.3
-// µs less. I had predicted about 4% from the instructions removed (6-8 of ~172 per element);
-// these passes are bound by latency more than by issue.
+// FP64 limbs keep the FP64 path's signed doubles: the first pass stores its values as they are
+// instead of the canonical word (f64_out: the reduction, a sign fix-up and the conversion), and
+// the last pass takes those bits as they are (no f64_in). Forward: the first pass ends below
+// Y_8·q or Y_9·q (2^17) < 6.43q, and the last pass's f64_mulmod inputs stay below Y_16·q <
+// 11.82q (above). Inverse: the reductions placed for it (above). (Until 2026-11-24 the first
+// pass stored f64_reduce(x), |.| <= q/2 + 1: the forward's bounds then started from |x| < q
+// again; the inverse reduced its sums at bits 2 and 5 of both passes. Same call against that,
+// two runs, 2^16/34 40-bit, µs: forward hot 27.0 -> 26.8, cold 31.0-31.1 -> 31.1-31.2; inverse
+// hot 30.4 -> 29.7-29.9, cold 32.2 -> 31.6, of which the last pass's sign fix-up alone (f64_out's
+// reduction dropped) gave 30.3-30.4 -> 29.8 and 32.1-32.2 -> 31.7-31.8; 2^15/34 0-0.3 less;
+// 2^17/64 the same.)
+// Only the two passes of one transform see these words (run_ntt, n = 2^13 .. 2^17, and
+// ntt2_kernel's forward; not the fusions, the negacyclic product or key switching's passes, which
+// keep canonical words). Measured on an H100 against canonical words (same call, two runs, 2^16/34
+// 40-bit, µs): forward hot 27.3-27.5 -> 26.8-27.1, cold 31.2-31.3 -> 31.1; inverse hot 30.5-30.8 ->
+// 30.1-30.5, cold 32.5-32.7 -> 32.0-32.3; 2^14 and 2^15 0.1-0.3 µs less. I had predicted about 4%
+// from the instructions removed (6-8 of ~172 per element); these passes are bound by latency more
+// than by issue.
 #ifndef HEPA_NTT_F64_MID
 #define HEPA_NTT_F64_MID                                                                           \
     1 // FP64 INTERMEDIATE (run_ntt, ntt2_kernel) (0: canonical words between the passes)
@@ -802,9 +823,11 @@ __device__ __forceinline__ void exchange(uint64_t (&v)[8], uint64_t *smem, unsig
 }
 
 // The steps from STEP on; RESTORE = false stops after the last stage (the mapping it leaves is
-// the schedule's steps[stages - 1].map; ntt_mulrows_kernel).
+// the schedule's steps[stages - 1].map; ntt_mulrows_kernel). RED0: the FP64 inverse reduces its
+// sums at the stages on tile bits b > 0 with b mod 3 = RED0 (2 unless the pass is one of an
+// FP64 intermediate's, see FP64 LIMBS).
 template <int GB, int CB, int S, bool INV, bool LAST, bool STG, bool FP, int STEP,
-          bool RESTORE = true>
+          bool RESTORE = true, int RED0 = 2>
 __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *smem, unsigned lane,
                                           unsigned warp, unsigned gx0, unsigned logn,
                                           ulonglong2 (&tw)[4]) {
@@ -839,10 +862,10 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
             if constexpr (INV && LAST && st.bit == GB - 1)
                 stage<st.slot, INV, true, FP>(v, c, tw);
             else
-                stage<st.slot, INV, false, FP, st.bit % 3 == 2>(v, c, tw);
+                stage<st.slot, INV, false, FP, st.bit % 3 == RED0 && st.bit != 0>(v, c, tw);
         }
-        run_steps<GB, CB, S, INV, LAST, STG, FP, STEP + 1, RESTORE>(v, c, smem, lane, warp, gx0,
-                                                                    logn, tw_next);
+        run_steps<GB, CB, S, INV, LAST, STG, FP, STEP + 1, RESTORE, RED0>(v, c, smem, lane, warp,
+                                                                          gx0, logn, tw_next);
     }
 }
 
@@ -1129,7 +1152,11 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
             // (the FP64 routes of XF 4 and XF 1 loaded doubles, as did XF 8's last pass)
             if (!xf64 && !xr64 && !(XF == 8 && LAST)) f64_in(v);
         }
-        run_steps<GB, CB, S, INV, LAST, STG, FP, 0>(v, c, smem, lane, warp, gx0, logn, tw);
+        // FP64 INTERMEDIATE of the inverse: its sums reduced at bits 3, 6 (first pass) and 1, 4,
+        // 7 (last pass), see FP64 LIMBS
+        constexpr int RED0 = INV && XF == 8 ? (LAST ? 1 : 0) : 2;
+        run_steps<GB, CB, S, INV, LAST, STG, FP, 0, true, RED0>(v, c, smem, lane, warp, gx0, logn,
+                                                                tw);
         // [0, q) for the store. The FP64 path's f64_out makes every pass's words canonical. The
         // integer path's last pass reduces its lazy range (see Lazy ranges): here in kernels
         // built with the FP64 path, in the store loop below in the others. (The reduction used
@@ -1137,9 +1164,8 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         // integer instructions per element, a tenth of the FP64 row pass's; moving it here in
         // the integer-only kernels measured slower, 2^17/64 60-bit forward 165 -> 169 µs.)
         if constexpr (FP && XF == 8 && !LAST) {
-#pragma unroll
-            for (int k = 0; k < 8; ++k)
-                v[k] = bits(f64_reduce(dbl(v[k]), c)); // FP64 INTERMEDIATE
+            // FP64 INTERMEDIATE: the values as they are (forward |.| < 6.43q, inverse < 1.82q +
+            // 2; see FP64 LIMBS)
         } else if constexpr (FP && XF == 2 && HEPA_XF2_F64) {
             // FP64 SUBTRACT-AND-SCALE: the store loop's (a - x)·s (+ acc) in doubles, on the
             // stages' values (|x| < 9q: eight stages from [0, q), see FP64 LIMBS): y = a - x,
@@ -1163,6 +1189,12 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
                 if (acc) t = __dadd_rn(t, u2d(acc[gx]));
                 v[k] = f64_canonical(t, c);
             }
+        } else if constexpr (FP && INV && LAST) {
+            // the scaled last stage's products, |.| < 0.91q: the sign fix-up alone (f64_out's
+            // reduction would be 4 of the pass's ~45 FP64 instructions per element)
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                v[k] = f64_canonical_small_q(dbl(v[k]), c.qd);
         } else if constexpr (FP) {
             f64_out(v, c);
         } else if constexpr (LAST && F64) {
@@ -1264,7 +1296,9 @@ __global__ void __launch_bounds__(1 << GB1, 1024 >> GB1)
     // FP64 INTERMEDIATE between the forward's passes. H100, same call, two runs, 40-bit,
     // hot / cold µs: 2^17/64 forward 106.7-106.9 / 106.8-107.0 -> 106.1 / 106.0-106.1, 2^17/32
     // 55.8 / 58.4-58.6 -> 55.0-55.1 / 58.1-58.3; the inverse measured 0.3-0.4 µs slower with it,
-    // so not there.
+    // so not there. (Again with the inverse's unreduced intermediate, 2026-11-24, same call, two
+    // runs: 2^17/64 40-bit inverse hot 114.8-114.9 -> 116.3-116.5 µs, cold 114.2-114.4 ->
+    // 115.6-115.9.)
     constexpr int XF = F64 && !INV && HEPA_NTT_F64_MID ? 8 : 0;
     __shared__ unsigned s_item;
     if (threadIdx.x == 0) s_item = atomicAdd(&ctr[0], 1u);

@@ -89,6 +89,32 @@ static void check_ops_on(pair *pp, unsigned bits) {
     T_ARRAY_EQ(got, a, w, "inverse(forward) n=%zu L=%zu bits=%u", n, L, bits);
     T_OK(hepa_poly_from_ntt(ha));
 
+    /* both transforms of words at the edges of their range (the forward's outputs above are close
+     * to uniform, the inverse's input there): b's mix of 0, 1, q - 1 and random words, then q - 1
+     * everywhere, whose runs of sums are the largest the FP64 path's bounds allow for (ntt_cuda.cu,
+     * FP64 LIMBS) */
+    for (int k = 0; k < 4; ++k) {
+        const int inv = k & 1;
+        if (k >= 2)
+            for (size_t i = 0; i < level; ++i)
+                for (size_t j = 0; j < n; ++j)
+                    want[i * n + j] = p.moduli[i] - 1;
+        else
+            memcpy(want, b, w * sizeof *want);
+        const hepa_domain d = inv ? HEPA_DOMAIN_NTT : HEPA_DOMAIN_COEFF;
+        hepa_poly *hx = host_poly(&p, level, want, d);
+        hepa_poly *dx = dev_poly(&p, level, want, d);
+        T_OK(inv ? hepa_poly_from_ntt(hx) : hepa_poly_to_ntt(hx));
+        T_OK(inv ? hepa_poly_from_ntt(dx) : hepa_poly_to_ntt(dx));
+        T_OK(hepa_poly_get(hx, want));
+        test_poison(got, w);
+        T_OK(hepa_poly_get(dx, got));
+        T_ARRAY_EQ(got, want, w, "%s NTT of edge words (%d) n=%zu L=%zu bits=%u",
+                   inv ? "inverse" : "forward", k >> 1, n, L, bits);
+        hepa_poly_destroy(hx);
+        hepa_poly_destroy(dx);
+    }
+
     /* negacyclic product (coefficient domain) into a poisoned output, and squaring */
     hepa_poly *hb = host_poly(&p, level, b, HEPA_DOMAIN_COEFF);
     hepa_poly *db = dev_poly(&p, level, b, HEPA_DOMAIN_COEFF);
