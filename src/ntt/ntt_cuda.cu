@@ -1189,9 +1189,12 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
                 if (acc) t = __dadd_rn(t, u2d(acc[gx]));
                 v[k] = f64_canonical(t, c);
             }
-        } else if constexpr (FP && INV && LAST) {
+        } else if constexpr (FP && INV && LAST && GB <= 8) {
             // the scaled last stage's products, |.| < 0.91q: the sign fix-up alone (f64_out's
-            // reduction would be 4 of the pass's ~45 FP64 instructions per element)
+            // reduction would be 4 of the pass's ~45 FP64 instructions per element). Not in the
+            // column tiles of 9 bits (n = 2^17): there it measured slower, negacyclic multiply
+            // 2^17/64 40-bit 279.2-280.3 -> 283.9-284.4 µs (same call, two runs; the standalone
+            // inverse, whose column items run in ntt2_kernel, 114.1-114.8 either way).
 #pragma unroll
             for (int k = 0; k < 8; ++k)
                 v[k] = f64_canonical_small_q(dbl(v[k]), c.qd);
