@@ -7,7 +7,9 @@
  * and of cuDoubleComplex.
  *
  * Precision modes (chosen at plan creation) and the element type of the device buffers:
- *   HEPA_DFT_FP64    complex double (16 bytes: re, im): radix-16 on the CUDA cores in double.
+ *   HEPA_DFT_FP64    complex double (16 bytes: re, im): radix-16 on the CUDA cores in double
+ *                    (the FP64 tensor cores measured 4.2x slower for a radix-16 stage on an
+ *                    H100: bench/results/2026-11-24-h100-dft16-dmma.md).
  *   HEPA_DFT_FP16    complex half (4 bytes: re, im as IEEE binary16, i.e. __half2 / cuFFT's
  *                    CUDA_C_16F): radix-16 DFTs as FP16 matrix products on the tensor cores with
  *                    FP32 accumulation (seed 000), FP16 between stages. As with cuFFT half, the
