@@ -28,16 +28,22 @@
         }                                                                                          \
     } while (0)
 
-constexpr int WARPS = 4, PTS = 512; // points per warp and stage: 32 DFT_16s
-__constant__ double2 c_w16[16];     // e^(-2πi·m/16)
+constexpr int WARPS = 4, PTS = 512;                      // points per warp and stage: 32 DFT_16s
+__constant__ double2 c_w16[16];                          // e^(-2πi·m/16)
 __constant__ double c_fre[256], c_fim[256], c_fnim[256]; // F[s][r] = w16^(r·s): re, im, -im
 
-__device__ __forceinline__ double2 cadd(double2 a, double2 b) { return {a.x + b.x, a.y + b.y}; }
-__device__ __forceinline__ double2 csub(double2 a, double2 b) { return {a.x - b.x, a.y - b.y}; }
+__device__ __forceinline__ double2 cadd(double2 a, double2 b) {
+    return {a.x + b.x, a.y + b.y};
+}
+__device__ __forceinline__ double2 csub(double2 a, double2 b) {
+    return {a.x - b.x, a.y - b.y};
+}
 __device__ __forceinline__ double2 cmul(double2 a, double2 b) {
     return {fma(a.x, b.x, -a.y * b.y), fma(a.x, b.y, a.y * b.x)};
 }
-__device__ __forceinline__ double2 mul_mi(double2 a) { return {a.y, -a.x}; } // a·(-i)
+__device__ __forceinline__ double2 mul_mi(double2 a) {
+    return {a.y, -a.x};
+} // a·(-i)
 
 // in-place DFT_4 of a[o], a[o + st], a[o + 2st], a[o + 3st] (forward, w = -i)
 __device__ __forceinline__ void dft4(double2 *a, int o, int st) {
@@ -55,20 +61,25 @@ __global__ void __launch_bounds__(WARPS * 32) cc_kernel(double2 *io, int iters, 
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     double2 *ws = sm + w * PTS;
     const double2 *src = io + (size_t)blockIdx.x * WARPS * PTS + w * PTS;
-    for (int r = 0; r < 16; ++r) ws[r * 32 + lane] = src[r * 32 + lane];
+    for (int r = 0; r < 16; ++r)
+        ws[r * 32 + lane] = src[r * 32 + lane];
     __syncwarp();
     for (int it = 0; it < iters; ++it) {
         double2 a[16];
 #pragma unroll
-        for (int r = 0; r < 16; ++r) a[r] = ws[r * 32 + lane]; // input r of this thread's DFT
+        for (int r = 0; r < 16; ++r)
+            a[r] = ws[r * 32 + lane]; // input r of this thread's DFT
 #pragma unroll
-        for (int r0 = 0; r0 < 4; ++r0) dft4(a, r0, 4); // a[r0 + 4·s1]
+        for (int r0 = 0; r0 < 4; ++r0)
+            dft4(a, r0, 4); // a[r0 + 4·s1]
 #pragma unroll
         for (int r0 = 1; r0 < 4; ++r0)
 #pragma unroll
-            for (int s1 = 1; s1 < 4; ++s1) a[r0 + 4 * s1] = cmul(a[r0 + 4 * s1], c_w16[r0 * s1]);
+            for (int s1 = 1; s1 < 4; ++s1)
+                a[r0 + 4 * s1] = cmul(a[r0 + 4 * s1], c_w16[r0 * s1]);
 #pragma unroll
-        for (int s1 = 0; s1 < 4; ++s1) dft4(a, 4 * s1, 1); // a[4·s1 + s0] = X[s1 + 4·s0]
+        for (int s1 = 0; s1 < 4; ++s1)
+            dft4(a, 4 * s1, 1); // a[4·s1 + s0] = X[s1 + 4·s0]
         __syncwarp();
 #pragma unroll
         for (int s1 = 0; s1 < 4; ++s1)
@@ -80,7 +91,8 @@ __global__ void __launch_bounds__(WARPS * 32) cc_kernel(double2 *io, int iters, 
         __syncwarp();
     }
     double2 *dst = io + (size_t)blockIdx.x * WARPS * PTS + w * PTS;
-    for (int r = 0; r < 16; ++r) dst[r * 32 + lane] = ws[r * 32 + lane];
+    for (int r = 0; r < 16; ++r)
+        dst[r * 32 + lane] = ws[r * 32 + lane];
 }
 
 // D (8×8) += A (8×4, row) · B (4×8, col): lane holds A[g][q], B[q][g], D[g][2q], D[g][2q + 1]
@@ -98,7 +110,8 @@ __global__ void __launch_bounds__(WARPS * 32) dmma_kernel(double2 *io, int iters
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, g = lane >> 2, q = lane & 3;
     double2 *ws = sm + w * PTS;
     const double2 *src = io + (size_t)blockIdx.x * WARPS * PTS + w * PTS;
-    for (int r = 0; r < 16; ++r) ws[r * 32 + lane] = src[r * 32 + lane];
+    for (int r = 0; r < 16; ++r)
+        ws[r * 32 + lane] = src[r * 32 + lane];
     // A fragments of F: row block rb (rows 8rb + g), k block kb (column 4kb + q)
     double fre[2][4], fim[2][4], fnim[2][4];
 #pragma unroll
@@ -117,7 +130,8 @@ __global__ void __launch_bounds__(WARPS * 32) dmma_kernel(double2 *io, int iters
             double2 *t = ws + j * 128;
             double2 x[4]; // B fragments: X[4kb + q][g]
 #pragma unroll
-            for (int kb = 0; kb < 4; ++kb) x[kb] = t[(4 * kb + q) * 8 + g];
+            for (int kb = 0; kb < 4; ++kb)
+                x[kb] = t[(4 * kb + q) * 8 + g];
             double yre[2][2] = {{0, 0}, {0, 0}}, yim[2][2] = {{0, 0}, {0, 0}};
 #pragma unroll
             for (int rb = 0; rb < 2; ++rb)
@@ -138,17 +152,23 @@ __global__ void __launch_bounds__(WARPS * 32) dmma_kernel(double2 *io, int iters
         }
     }
     double2 *dst = io + (size_t)blockIdx.x * WARPS * PTS + w * PTS;
-    for (int r = 0; r < 16; ++r) dst[r * 32 + lane] = ws[r * 32 + lane];
+    for (int r = 0; r < 16; ++r)
+        dst[r * 32 + lane] = ws[r * 32 + lane];
 }
 
 // index of point r of DFT d (d < 32) of a warp's 512, per kernel
-static size_t idx_cc(int d, int r) { return (size_t)r * 32 + d; }
-static size_t idx_dmma(int d, int r) { return (size_t)(d / 8) * 128 + r * 8 + d % 8; }
+static size_t idx_cc(int d, int r) {
+    return (size_t)r * 32 + d;
+}
+static size_t idx_dmma(int d, int r) {
+    return (size_t)(d / 8) * 128 + r * 8 + d % 8;
+}
 
 int main(void) {
     double2 w16[16];
     double fre[256], fim[256], fnim[256];
-    for (int m = 0; m < 16; ++m) w16[m] = {cos(-2 * M_PI * m / 16), sin(-2 * M_PI * m / 16)};
+    for (int m = 0; m < 16; ++m)
+        w16[m] = {cos(-2 * M_PI * m / 16), sin(-2 * M_PI * m / 16)};
     for (int s = 0; s < 16; ++s)
         for (int r = 0; r < 16; ++r) {
             fre[s * 16 + r] = w16[(r * s) & 15].x;
@@ -188,7 +208,8 @@ int main(void) {
                     long double re = 0, im = 0;
                     for (int r = 0; r < 16; ++r) {
                         const double2 x = h[wp * PTS + (k ? idx_dmma(dft, r) : idx_cc(dft, r))];
-                        const long double a = -2 * 3.14159265358979323846264338327950288L * r * s / 16;
+                        const long double a =
+                            -2 * 3.14159265358979323846264338327950288L * r * s / 16;
                         re += x.x * cosl(a) - x.y * sinl(a);
                         im += x.x * sinl(a) + x.y * cosl(a);
                     }
