@@ -25,14 +25,7 @@
 #include "hepa/rns.h"
 #include "hepa/sample.h"
 
-#define HK(x)                                                                                      \
-    do {                                                                                           \
-        const hepa_status s_ = (x);                                                                \
-        if (s_ != HEPA_OK) {                                                                       \
-            fprintf(stderr, "%s: %s\n", #x, hepa_status_string(s_));                               \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "exp_check.h" /* HK */
 
 /* the operation profiled (mode 0: multiply + relinearize, 1: rescale, 2: the plain NTTs), the
  * same for the warm-ups */
