@@ -202,14 +202,22 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
  * _hepa_dev_ntt_modup1). mid (2·level limbs) holds the pair between the passes; y_k may lie in
  * it at + k·level·n (transformed in place). add0 / add1 (level limbs each, or NULL): added to
  * out0 / out1 as the last pass stores (hepa_keyswitch_add). The last pass reads t_k and add_k at
- * each word before it writes out_k there, so out_k may equal either. phase: 0 the whole NTT; 1
- * every pass but the last (reads y_k, writes mid; t_k, add_k and out_k untouched); 2 the last
- * pass alone, after a phase-1 call with the same mid; another phase: HEPA_ERR_INVALID_ARGUMENT. */
+ * each word before it writes out_k there, so out_k may equal either. With tens (not NULL; then
+ * add0 / add1 must be NULL) the adds are the tensor product's d0 = a0·b0 and d1 = a0·b1 + a1·b0,
+ * computed as the last pass stores (hepa_mul_relin: d0 and d1 never written): out0's blocks read
+ * a0 and b0, out1's all four, at words out0's blocks write, so out_k must not overlap any of the
+ * four. phase: 0 the whole NTT; 1 every pass but the last (reads y_k, writes mid; t_k, add_k and
+ * out_k untouched); 2 the last pass alone, after a phase-1 call with the same mid; another
+ * phase: HEPA_ERR_INVALID_ARGUMENT. */
+typedef struct hepa_tensor_in {
+    const uint64_t *a0, *a1, *b0, *b1; /* NTT domain, level limbs each, words in [0, q) */
+} hepa_tensor_in;
 hepa_status _hepa_dev_ntt_moddown(const struct hepa_ring *ring, size_t level, uint64_t *out0,
                                   uint64_t *out1, uint64_t *mid, const uint64_t *t0,
                                   const uint64_t *t1, const uint64_t *y0, const uint64_t *y1,
                                   const uint64_t *conv_aux, const uint64_t *scale_aux,
-                                  const uint64_t *add0, const uint64_t *add1, int phase);
+                                  const uint64_t *add0, const uint64_t *add1,
+                                  const hepa_tensor_in *tens, int phase);
 
 typedef enum { HEPA_EW_ADD, HEPA_EW_SUB, HEPA_EW_NEG, HEPA_EW_MUL, HEPA_EW_MUL_SCALAR } hepa_ew_op;
 /* Element-wise op over level·n words: out = a op b. NEG ignores b. MUL_SCALAR ignores b and

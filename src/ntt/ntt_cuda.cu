@@ -925,6 +925,9 @@ __device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *
 //     pass): FP64 limbs below KS_PACK_BELOW are loaded and stored in PACKED COLUMNS.
 //   8 (both passes of the plain two-pass transforms, either direction, F64 kernels only): FP64
 //     INTERMEDIATE.
+//   9 (hepa_mul_relin's ModDown, a pair): XF 2 whose adds are the tensor product's, d0 = a0·b0
+//     to out (acc = a0, mb = b0) and d1 = a0·b1 + a1·b0 to out_b (acc_b = a1, mb_b = b1),
+//     computed as it stores (MODDOWN TENSOR below).
 // F64: the kernel runs FP64 butterflies for its limbs with q < 2^47 (FP64 LIMBS), launched for
 // rings that have such a limb.
 // tile_body is one block's work: block (bx, by), thread tid (ntt_tile_kernel passes its own
@@ -946,7 +949,8 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
           const hepa_dev_limb *__restrict__ limbs, unsigned logn, unsigned tile_stride,
           unsigned seg_bits, unsigned seg_stride, uint64_t *out_b, const uint64_t *in_b,
           unsigned level, const uint32_t *__restrict__ map, const uint64_t *__restrict__ aux,
-          const uint64_t *in2_b, const uint64_t *acc, const uint64_t *acc_b) {
+          const uint64_t *in2_b, const uint64_t *acc, const uint64_t *acc_b, const uint64_t *mb,
+          const uint64_t *mb_b) {
     extern __shared__ uint64_t smem_dyn[];
     constexpr int TPT = 1 << (GB + CB - 3); // threads per tile
     constexpr int C = 1 << CB;
@@ -957,7 +961,8 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     static_assert(XF == 0 || XF == 8 || (!INV && !FUSED), "load / store fusions: forward only");
     static_assert(XF != 8 || (F64 && !FUSED), "FP64 INTERMEDIATE: F64 kernels, plain passes");
     static_assert(XF != 1 || !LAST, "the rescale's correction is loaded by the first of two passes");
-    static_assert(XF != 2 || LAST, "the rescale's scaling is stored by the last pass");
+    static_assert((XF != 2 && XF != 9) || LAST, "the rescale's scaling is stored by the last pass");
+    constexpr bool XSS = XF == 2 || XF == 9; // the subtract-and-scale store (XF 2 or 9)
     static_assert(XF != 6 || !LAST, "packed columns are handed to the fused row pass");
     const size_t n = (size_t)1 << logn;
     // grid.y = level, or 2·level for a pair of polynomials (out_b = NTT(in_b) in the same launch:
@@ -971,6 +976,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // in_b (forward kernels leave it out: it changed their register allocation).
     int limb = by;
     size_t dlimb;
+    bool pb = false; // the second polynomial of a pair (XF 9: out_b = d1's output)
     if (map) {
         if (INV && !FUSED && limb >= (int)level) { // only with out_b: else grid.y = level
             limb -= (int)level;
@@ -982,19 +988,29 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         dlimb = m >> 8;
     } else {
         if (out_b) {
-            const bool second = limb & 1;
-            limb >>= 1;
+            // (XF 9: both polynomials in one block, see MODDOWN TENSOR's PAIR BLOCKS)
+            const bool second = XF == 9 ? tid / TPT >= TILES / 2 : limb & 1;
+            if (XF != 9) limb >>= 1;
             if (second) {
                 out = out_b;
                 in = in_b;
                 if (in2_b) in2 = in2_b;
-                acc = acc_b;
+                if (XF != 9) acc = acc_b;
+                pb = true;
             }
         }
         dlimb = (size_t)limb;
     }
     const unsigned ltid = tid % TPT;
-    const unsigned tile = bx * TILES + tid / TPT;
+    // MODDOWN TENSOR's PAIR BLOCKS: with XF 9 a block takes TILES / 2 rows of limb `by` of both
+    // polynomials (its first TILES / 2 tiles out's, the others out_b's), so that the rows of a0
+    // and b0 that both outputs read come from DRAM once. As neighbouring blocks of the pair
+    // (y = 2i, 2i + 1, as XF 2 runs), out_b's blocks read about 80% of them from DRAM again:
+    // ncu at 2^16/33, P = 3 (H100), that pass read 176 MB (149 MB of inputs) in 79.0 µs; pair
+    // blocks 159 MB in 75.9 µs.
+    static_assert(XF != 9 || TILES % 2 == 0, "pair blocks: the block's tiles split in two");
+    const unsigned tile =
+        XF == 9 ? bx * (TILES / 2) + tid / TPT % (TILES / 2) : bx * TILES + tid / TPT;
     const unsigned lane = ltid & 31, warp = ltid >> 5;
     // tiles come in segments of 2^seg_bits, tile_stride apart within a segment and seg_stride
     // between segments (the middle pass of a three-pass transform; one segment otherwise)
@@ -1011,16 +1027,21 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // ordering, no results). H100, same call, 2^16/33 (hepa-bench --ks, µs): NTT-domain rescale
     // of a ciphertext 78.4-79.1 -> 76.8-77.7; ModDown 94 -> 89.5 (P = 1), 126 -> 123 (P = 3).
 #if __CUDA_ARCH__ >= 900 // (the bulk prefetch is sm_90's)
-    if constexpr (XF == 2 && HEPA_XF2_PREFETCH && GB == 8 && CB == 0 && S == 0) {
+    if constexpr (XSS && HEPA_XF2_PREFETCH && GB == 8 && CB == 0 && S == 0) {
         if (tid == 0) {
-            const size_t o = off + (size_t)bx * (TILES * 256);
-            asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(in2 + o),
-                         "r"(TILES * 256 * 8)
-                         : "memory");
-            if (acc)
-                asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(acc + o),
-                             "r"(TILES * 256 * 8)
+            constexpr unsigned R = XF == 9 ? TILES / 2 : TILES; // rows per polynomial
+            const size_t o = off + (size_t)bx * (R * 256);
+            auto pf = [&](const uint64_t *p) {
+                asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p + o),
+                             "r"(R * 256 * 8)
                              : "memory");
+            };
+            if (XF == 9) { // (thread 0 works on out's rows: in2 is t0 here)
+                pf(in2), pf(in2_b), pf(acc), pf(acc_b), pf(mb), pf(mb_b);
+            } else {
+                pf(in2);
+                if (acc) pf(acc);
+            }
         }
     }
 #endif
@@ -1166,7 +1187,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         if constexpr (FP && XF == 8 && !LAST) {
             // FP64 INTERMEDIATE: the values as they are (forward |.| < 6.43q, inverse < 1.82q +
             // 2; see FP64 LIMBS)
-        } else if constexpr (FP && XF == 2 && HEPA_XF2_F64) {
+        } else if constexpr (FP && XSS && HEPA_XF2_F64) {
             // FP64 SUBTRACT-AND-SCALE: the store loop's (a - x)·s (+ acc) in doubles, on the
             // stages' values (|x| < 9q: eight stages from [0, q), see FP64 LIMBS): y = a - x,
             // |y| < 10q, within f64_mulmod's Y <= 13; |y·s mod q| < 0.91q, + acc < 1.91q; then
@@ -1186,7 +1207,18 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
                 const size_t gx =
                     slot_addr(fb, sbase, SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
                 double t = f64_mulmod(__dsub_rn(u2d(in2[gx]), dbl(v[k])), sd, c);
-                if (acc) t = __dadd_rn(t, u2d(acc[gx]));
+                if constexpr (XF == 9) {
+                    // MODDOWN TENSOR: each product |.| < 0.91q (words in [0, q)), so
+                    // |t| < 2.73q, well within f64_canonical's range
+                    const double a0 = u2d(acc[gx]), b0 = u2d(mb[gx]);
+                    if (!pb)
+                        t = __dadd_rn(t, f64_mulmod(a0, b0, c));
+                    else
+                        t = __dadd_rn(__dadd_rn(t, f64_mulmod(a0, u2d(mb_b[gx]), c)),
+                                      f64_mulmod(u2d(acc_b[gx]), b0, c));
+                } else if (acc) {
+                    t = __dadd_rn(t, u2d(acc[gx]));
+                }
                 v[k] = f64_canonical(t, c);
             }
         } else if constexpr (FP && INV && LAST && GB <= 8) {
@@ -1219,10 +1251,19 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         uint64_t x = v[k];
         if (LAST && !F64) x = INV ? hepa_reduce_2q(x, c.q) : hepa_reduce_4q(x, c.q); // (above)
         // the rescale: (a - correction)·q_last^(-1), a = in2; then + acc (FP64 limbs: above)
-        if (XF == 2 && !(F64 && HEPA_XF2_F64 && c.f64)) {
+        if (XSS && !(F64 && HEPA_XF2_F64 && c.f64)) {
             x = hepa_mul_shoup(hepa_mod_sub(in2[gx], x, c.q), aux[2 + 3 * limb], aux[3 + 3 * limb],
                                c.q);
-            if (acc) x = hepa_mod_add(x, acc[gx], c.q);
+            if (XF == 9) { // MODDOWN TENSOR, integer limbs
+                const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
+                const uint64_t a0 = acc[gx], b0 = mb[gx];
+                const uint64_t d = pb ? hepa_mod_add(hepa_mod_mul(a0, mb_b[gx], &mod),
+                                                     hepa_mod_mul(acc_b[gx], b0, &mod), c.q)
+                                      : hepa_mod_mul(a0, b0, &mod);
+                x = hepa_mod_add(x, d, c.q);
+            } else if (acc) {
+                x = hepa_mod_add(x, acc[gx], c.q);
+            }
         }
         if (XF == 6 && xpk) { // PACKED COLUMNS (x in [0, q): the FP64 stages end in f64_out)
             // hepa_pcol_put(out + off, n, gx - off, x) by hand (see the load above)
@@ -1248,12 +1289,13 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
                     unsigned logn, unsigned tile_stride, unsigned seg_bits, unsigned seg_stride,
                     uint64_t *out_b, const uint64_t *in_b, unsigned level,
                     const uint32_t *__restrict__ map, const uint64_t *__restrict__ aux,
-                    const uint64_t *in2_b, const uint64_t *acc, const uint64_t *acc_b) {
+                    const uint64_t *in2_b, const uint64_t *acc, const uint64_t *acc_b,
+                    const uint64_t *mb, const uint64_t *mb_b) {
     pdl_wait(); // PDL
     pdl_trigger();
     tile_body<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, F64>(
         blockIdx.x, blockIdx.y, threadIdx.x, out, in, in2, tables, limbs, logn, tile_stride,
-        seg_bits, seg_stride, out_b, in_b, level, map, aux, in2_b, acc, acc_b);
+        seg_bits, seg_stride, out_b, in_b, level, map, aux, in2_b, acc, acc_b, mb, mb_b);
 }
 
 // TWO PASSES IN ONE LAUNCH (ntt2_kernel; n = 2^16 and 2^17, the plain transforms: one
@@ -1333,11 +1375,11 @@ __global__ void __launch_bounds__(1 << GB1, 1024 >> GB1)
     if (INV != (bool)second) // rows: the forward's second pass, the inverse's first
         tile_body<8, 0, 0, TR, INV, false, !INV, true, XF, F64>(
             bx, y, threadIdx.x, out, src, nullptr, tables, limbs, logn, 256, 31, 0, out_b, src_b,
-            level, map, nullptr, nullptr, nullptr, nullptr);
+            level, map, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
     else
         tile_body<GB1, 3, 8, 1, INV, false, INV, false, XF, F64>(
             bx, y, threadIdx.x, out, src, nullptr, tables, limbs, logn, 8, 31, 0, out_b, src_b,
-            level, map, nullptr, nullptr, nullptr, nullptr);
+            level, map, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
     if (!second) signal_done(ctr + 2 + y);
     if (threadIdx.x == 0 && atomicAdd(&ctr[1], 1u) == Y * (T1 + T2) - 1) {
         ctr[0] = ctr[1] = 0; // the last block: every other one has finished
@@ -2136,7 +2178,8 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                         cudaStream_t st, uint64_t *out_b, const uint64_t *in_b, const uint32_t *map,
                         unsigned seg_bits = 31, unsigned seg_stride = 0,
                         const uint64_t *aux = nullptr, const uint64_t *in2_b = nullptr,
-                        const uint64_t *acc = nullptr, const uint64_t *acc_b = nullptr) {
+                        const uint64_t *acc = nullptr, const uint64_t *acc_b = nullptr,
+                        const uint64_t *mb = nullptr, const uint64_t *mb_b = nullptr) {
     constexpr int TPT = 1 << (GB + CB - 3);
     constexpr size_t smem = tile_smem_bytes(GB, CB, TILES, INV, STG);
     // rings with a modulus below 2^47 get the kernels that can run FP64 butterflies; the others
@@ -2153,11 +2196,13 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                                              (int)smem);
         if (e != cudaSuccess) return e;
     }
-    dim3 grid((unsigned)(tiles / TILES), (unsigned)(out_b ? 2 * level : level));
+    // (XF 9, a pair: both polynomials' rows in each block, PAIR BLOCKS in tile_body)
+    dim3 grid((unsigned)(XF == 9 ? 2 * tiles / TILES : tiles / TILES),
+              (unsigned)(out_b && XF != 9 ? 2 * level : level));
     return launch_k(true, ring, kern, grid, TILES * TPT, smem, st, out, in, in2,
                     (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
                     (unsigned)ring->log_n, tile_stride, seg_bits, seg_stride, out_b, in_b,
-                    (unsigned)level, map, aux, in2_b, acc, acc_b);
+                    (unsigned)level, map, aux, in2_b, acc, acc_b, mb, mb_b);
 }
 
 // The column pass of FX_MODUP1 / FX_MODDOWN1 for n in [2^13, 2^17] (modup1_cols_kernel): count
@@ -2308,6 +2353,9 @@ struct FxArgs {
     const uint64_t *in2_b = nullptr;                 // FX_MODDOWN*, FX_RESCALE: pair's 2nd in2
     uint64_t *fin_b = nullptr;                       // FX_MODDOWN*, FX_RESCALE: pair's 2nd output
     const uint64_t *acc = nullptr, *acc_b = nullptr; // FX_MODDOWN*: added as stored, or NULL
+    // FX_MODDOWN* with mb: acc, acc_b, mb, mb_b are the tensor's a0, a1, b0, b1, and the adds
+    // are its d0 = a0·b0 and d1 = a0·b1 + a1·b0 (XF 9)
+    const uint64_t *mb = nullptr, *mb_b = nullptr;
     size_t run = 0;                                  // FX_MODUP1: map entries per source limb
     // n >= 2^13: only the last pass (forward: the rows, after a cols_only call; inverse: the
     // columns, after ntt_mulrows_kernel)
@@ -2377,15 +2425,15 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
                                                          st, out_b, INB, map, 31, 0, aux)
 #define ROWS(DST, FUS, IN, IN2, LAST, DSTB, INB, XF)                                               \
     (logn >= HEPA_NTT_STAGE_MIN_LOGN                                                               \
-         ? launch_tile<8, 0, 0, 4, INV, FUS, LAST, true, XF>(DST, IN, IN2, ring, level, 256, rows, \
-                                                             st, DSTB, INB, map, 31, 0, auxl,      \
-                                                             fx.in2_b, fx.acc, fx.acc_b)           \
-         : launch_tile<8, 0, 0, 4, INV, FUS, LAST, false, XF>(DST, IN, IN2, ring, level, 256,      \
-                                                              rows, st, DSTB, INB, map, 31, 0,     \
-                                                              auxl, fx.in2_b, fx.acc, fx.acc_b))
-    // the forward column pass of n = 2^13 .. 2^17; XF 4's runs sharing a source (FX_MODUP1: of
-    // `run` map entries; FX_MODDOWN1: all `level` limbs) in modup1_cols_kernel on rings with
-    // FP64 limbs
+         ? launch_tile<8, 0, 0, 4, INV, FUS, LAST, true, XF>(                                      \
+               DST, IN, IN2, ring, level, 256, rows, st, DSTB, INB, map, 31, 0, auxl, fx.in2_b,    \
+               fx.acc, fx.acc_b, fx.mb, fx.mb_b)                                                   \
+         : launch_tile<8, 0, 0, 4, INV, FUS, LAST, false, XF>(                                     \
+               DST, IN, IN2, ring, level, 256, rows, st, DSTB, INB, map, 31, 0, auxl, fx.in2_b,    \
+               fx.acc, fx.acc_b, fx.mb, fx.mb_b))
+            // the forward column pass of n = 2^13 .. 2^17; XF 4's runs sharing a source (FX_MODUP1:
+            // of `run` map entries; FX_MODDOWN1: all `level` limbs) in modup1_cols_kernel on rings
+            // with FP64 limbs
 #define COLS1(GB1)                                                                                 \
     (XF1 == 4 && ring->dev->f64                                                                    \
          ? launch_modup_cols<GB1>(ring, level, map ? fx.run : level, out, in, out_b, in_b, map,    \
@@ -2434,6 +2482,8 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
     }
     if constexpr (!INV) {
         auto last_pass = [&]() {
+            if constexpr (MDOWN)
+                if (fx.mb) return ROWS(fin, false, out, in2, true, fx.fin_b, out_b, 9);
             return ROWS(RESC || MDOWN ? fin : out, false, out, RESC || MDOWN ? in2 : nullptr, true,
                         RESC || MDOWN ? fx.fin_b : out_b, out_b, XF2);
         };
@@ -2748,13 +2798,16 @@ extern "C" hepa_status _hepa_dev_ntt_moddown(const hepa_ring *ring, size_t level
                                              const uint64_t *t1, const uint64_t *y0,
                                              const uint64_t *y1, const uint64_t *conv_aux,
                                              const uint64_t *scale_aux, const uint64_t *add0,
-                                             const uint64_t *add1, int phase) {
+                                             const uint64_t *add1, const hepa_tensor_in *tens,
+                                             int phase) {
     if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
     if (phase < 0 || phase > 2) return HEPA_ERR_INVALID_ARGUMENT;
+    if (tens && (add0 || add1)) return HEPA_ERR_INVALID_ARGUMENT;
     FxArgs fx;
     fx.last_only = phase == 2;
     const bool first_only = phase == 1;
     fx.aux2 = scale_aux, fx.in2_b = t1, fx.fin_b = out1, fx.acc = add0, fx.acc_b = add1;
+    if (tens) fx.acc = tens->a0, fx.acc_b = tens->a1, fx.mb = tens->b0, fx.mb_b = tens->b1;
     uint64_t *mid1 = mid + level * ring->n;
     const cudaError_t e =
         conv_aux ? run_ntt<false, false, FX_MODDOWN1>(ring, level, mid, y0, t0, mid1, y1, nullptr,

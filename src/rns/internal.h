@@ -78,6 +78,8 @@ void _hepa_host_automorphism(const hepa_ring *ring, size_t level, uint64_t *out,
 void _hepa_rescale_consts(const hepa_ring *ring, size_t level, uint64_t *inv, uint64_t *inv_sh,
                           uint64_t *qmod);
 /* Device raw tier (rns_cuda.cu; device pointers; enqueued on the ring's stream). */
+/* (d0, d1, d2) = (a0, a1) ⊗ (b0, b1), NTT domain; d0 = d1 = NULL: d2 = a1·b1 alone (a0, b0 not
+ * read; hepa_mul_relin's fused path, whose d0 and d1 come from ModDown's last pass). */
 hepa_status _hepa_dev_tensor(const hepa_ring *ring, size_t level, uint64_t *d0, uint64_t *d1,
                              uint64_t *d2, const uint64_t *a0, const uint64_t *a1,
                              const uint64_t *b0, const uint64_t *b1);

@@ -427,7 +427,8 @@ static hepa_status dev_moddown_p(const hepa_ks *ks, const hepa_ring *on, size_t 
  * t0 / t1's P limbs and tmp, so it may run beside the row pass of the Q limbs. */
 static hepa_status dev_moddown(const hepa_ks *ks, const hepa_ring *on, size_t l, uint64_t *out0,
                                uint64_t *out1, uint64_t *t0, uint64_t *t1, uint64_t *tmp,
-                               const uint64_t *add0, const uint64_t *add1, int phase) {
+                               const uint64_t *add0, const uint64_t *add1,
+                               const hepa_tensor_in *tens, int phase) {
     const size_t n = on->n, K = ks->K;
     if (phase != 2) {
         const hepa_status s = dev_moddown_p(ks, on, l, t0, t1, tmp, K > 1);
@@ -438,20 +439,22 @@ static hepa_status dev_moddown(const hepa_ks *ks, const hepa_ring *on, size_t l,
     const uint64_t *conv1 = K == 1 ? ks->ddown + 1 + 3 * ks->L : NULL;
     return _hepa_dev_ntt_moddown(on, l, out0, out1, tmp, t0, t1, K == 1 ? t0 + l * n : tmp,
                                  K == 1 ? t1 + l * n : tmp + l * n, conv1, ks->ddown, add0, add1,
-                                 phase);
+                                 tens, phase);
 }
 
 /* ModDown, then out_k += add_k where add_k is not NULL (in the pass that writes out_k: its last
  * NTT pass, the sub-scale kernel or the host loop, each reading add_k's word before writing
- * out_k's, so they may alias). */
+ * out_k's, so they may alias). tens (device, n >= 2^13 only; adds NULL): the adds are the tensor
+ * product's d0, d1, computed in the last NTT pass (see _hepa_dev_ntt_moddown). */
 static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                            uint64_t *t0, uint64_t *t1, uint64_t *tmp, const uint64_t *add0,
-                           const uint64_t *add1) {
+                           const uint64_t *add1, const hepa_tensor_in *tens) {
     const hepa_ring *r = ks->ring;
     const size_t n = r->n, K = ks->K;
     const uint64_t *tab_h = ks->tabs + ks->down_tab[l];
     if (on_device(r)) {
-        if (r->log_n >= 13) return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, 0);
+        if (r->log_n >= 13)
+            return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, tens, 0);
         hepa_status s;
         if ((s = dev_moddown_p(ks, r, l, t0, t1, tmp, 1)) != HEPA_OK ||
             (s = _hepa_dev_ntt_forward2(r, l, tmp, tmp, tmp + l * n, tmp + l * n)) != HEPA_OK)
@@ -494,7 +497,7 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
 static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                                  uint64_t *t0, uint64_t *t1, uint64_t *ext, const uint64_t *c,
                                  uint64_t *tmp, const hepa_ksk *key, const uint64_t *add0,
-                                 const uint64_t *add1) {
+                                 const uint64_t *add1, const hepa_tensor_in *tens) {
     const hepa_ring *r = ks->ring;
     const size_t K = ks->K, dn = dnum_of(ks, l);
     hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
@@ -506,34 +509,45 @@ static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     hv.dev = &hd;
     s = _hepa_dev_ks_rows_inner(&hv, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
                                 key->packed, 0, K);
-    if (s == HEPA_OK) s = dev_moddown(ks, &hv, l, out0, out1, t0, t1, tmp, add0, add1, 1);
+    if (s == HEPA_OK) s = dev_moddown(ks, &hv, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1);
     if (s == HEPA_OK)
         s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
                                     key->packed, K, l);
     const hepa_status sj = _hepa_dev_join(r); /* also after an error */
     if (s != HEPA_OK || (s = sj) != HEPA_OK) return s;
-    return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, 2);
+    return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, tens, 2);
 }
 
 hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                              uint64_t *t0, uint64_t *t1, uint64_t *tmp) {
-    return moddown(ks, l, out0, out1, t0, t1, tmp, NULL, NULL);
+    return moddown(ks, l, out0, out1, t0, t1, tmp, NULL, NULL, NULL);
 }
 
-/* The tensor's inputs of hepa_mul_relin (device or host words, l limbs each). */
-typedef struct mul_in {
-    const uint64_t *a0, *a1, *b0, *b1;
-} mul_in;
+/* Whether the l-limb words at p and q overlap. */
+static int overlaps(const uint64_t *p, const uint64_t *q, size_t words) {
+    return p < q + words && q < p + words;
+}
 
 /* (out0, out1) = (add0, add1) + key switch of c, l limbs, with the scratch allocated here. With
- * mul (hepa_mul_relin): c is NULL; the tensor product goes to add0 = out0, add1 = out1 and d2 to
- * scratch first. (Measured on an H100 and dropped: d2 alone first, then d0 and d1 on the helper
- * stream beside ModUp, with a full grid or 1, 2 or 4 blocks per SM: 2^16/33/P1 1005 -> 1014 to
- * 1028 µs, P3 678 -> 691 to 700, 2^15/17 214 -> 218 to 226. ModUp's kernels lost more than the
- * 35 µs of d0 / d1 that the overlap hid.) */
+ * mul (hepa_mul_relin's tensor inputs, device or host words, l limbs each): c is NULL, and
+ * - MODDOWN TENSOR (CUDA backend, n >= 2^13, neither output overlapping an input): d2 alone goes
+ *   to scratch first, and ModDown's last NTT pass computes d0 and d1 from a0..b1 as it stores
+ *   (they are never written, nor read back). That pass, bound by DRAM at about 2.1 TB/s, reads
+ *   a0..b1 (4·l limbs) instead of d0, d1 (2·l), so the saving is smaller than the tensor's
+ *   pass: ncu at 2^16/33/P = 3 (H100), tensor 43.0 -> 17.1 µs, ModDown's last pass 54.4 ->
+ *   75.9 µs; hepa-bench --ks, same call, two rounds, hepa_mul_relin µs: 2^16/33 P = 1
+ *   949.2, 945.2 -> 943.7, 941.6; P = 3 608.7, 608.4 -> 603.9, 604.3; P = 2 727.2, 721.6 ->
+ *   721.2, 719.7; P = 4 619.5, 617.1 -> 612.5, 613.3; 2^15/17 203.4 -> 202.6; 2^17/61
+ *   5915.8 -> 5894.7;
+ * - else the tensor product goes to add0 = out0, add1 = out1 and d2 to scratch first (ModDown's
+ *   blocks of out0 would overwrite words that out1's still read).
+ * (Measured on an H100 and dropped: d2 alone first, then d0 and d1 on the helper stream beside
+ * ModUp, with a full grid or 1, 2 or 4 blocks per SM: 2^16/33/P1 1005 -> 1014 to 1028 µs, P3
+ * 678 -> 691 to 700, 2^15/17 214 -> 218 to 226. ModUp's kernels lost more than the 35 µs of d0 /
+ * d1 that the overlap hid.) */
 static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                                  const uint64_t *c, const hepa_ksk *key, const uint64_t *add0,
-                                 const uint64_t *add1, const mul_in *mul) {
+                                 const uint64_t *add1, const hepa_tensor_in *mul) {
     const hepa_ring *r = ks->ring;
     const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l);
     const size_t words = (dn * E + 2 * E + 2 * l + (mul ? l : 0)) * n;
@@ -548,19 +562,30 @@ static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     }
     if (s != HEPA_OK) return s;
     uint64_t *ext = buf, *t0 = ext + dn * E * n, *t1 = t0 + E * n, *tmp = t1 + E * n;
+    const hepa_tensor_in *tens = NULL; /* MODDOWN TENSOR */
     if (mul) {
         uint64_t *d2 = tmp + 2 * l * n;
         c = d2;
-        if (dev)
+        const size_t w = l * n;
+        const uint64_t *in[4] = {mul->a0, mul->a1, mul->b0, mul->b1};
+        int alias = 0;
+        for (int k = 0; k < 4; ++k)
+            alias |= overlaps(out0, in[k], w) || overlaps(out1, in[k], w);
+        if (dev && r->log_n >= 13 && !alias) {
+            tens = mul;
+            s = _hepa_dev_tensor(r, l, NULL, NULL, d2, mul->a0, mul->a1, mul->b0, mul->b1);
+        } else if (dev) {
             s = _hepa_dev_tensor(r, l, out0, out1, d2, mul->a0, mul->a1, mul->b0, mul->b1);
-        else
+        } else {
             _hepa_host_tensor(r, l, out0, out1, d2, mul->a0, mul->a1, mul->b0, mul->b1);
+        }
     }
+    if (tens) add0 = add1 = NULL;
     if (s == HEPA_OK) {
         if (dev && r->log_n == 16)
-            s = dev_keyswitch(ks, l, out0, out1, t0, t1, ext, c, tmp, key, add0, add1);
+            s = dev_keyswitch(ks, l, out0, out1, t0, t1, ext, c, tmp, key, add0, add1, tens);
         else if ((s = _hepa_ks_modup_inner(ks, l, t0, t1, ext, c, tmp, key)) == HEPA_OK)
-            s = moddown(ks, l, out0, out1, t0, t1, tmp, add0, add1);
+            s = moddown(ks, l, out0, out1, t0, t1, tmp, add0, add1, tens);
     }
     if (dev)
         _hepa_dev_free(r, buf);
@@ -606,7 +631,7 @@ hepa_status hepa_mul_relin(const hepa_ks *ks, hepa_poly *out0, hepa_poly *out1, 
     if (l > ks->L || out0->level != l || out1->level != l) return HEPA_ERR_MISMATCH;
     for (int k = 0; k < 4; ++k)
         if (in[k]->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
-    const mul_in mul = {a0->data, a1->data, b0->data, b1->data};
+    const hepa_tensor_in mul = {a0->data, a1->data, b0->data, b1->data};
     const hepa_status s =
         keyswitch_run(ks, l, out0->data, out1->data, NULL, rlk, out0->data, out1->data, &mul);
     if (s == HEPA_OK) out0->domain = out1->domain = HEPA_DOMAIN_NTT;

@@ -24,33 +24,38 @@ __device__ __forceinline__ hepa_modulus limb_mod(const hepa_dev_limb *limbs, int
 }
 
 // d0 = a0 b0, d1 = a0 b1 + a1 b0, d2 = a1 b1. Bytes: 4 words read, 3 written per coefficient.
+// D2: d2 alone (2 read, 1 written): hepa_mul_relin's fused path, whose ModDown computes d0, d1.
+template <bool D2>
 __global__ void tensor_kernel(uint64_t *d0, uint64_t *d1, uint64_t *d2, const uint64_t *a0,
                               const uint64_t *a1, const uint64_t *b0, const uint64_t *b1,
                               const hepa_dev_limb *__restrict__ limbs, int logn, size_t pairs) {
     const size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= pairs) return;
     const hepa_modulus m = limb_mod(limbs, (int)((2 * p) >> logn));
-    const ulonglong2 x0 = reinterpret_cast<const ulonglong2 *>(a0)[p];
     const ulonglong2 x1 = reinterpret_cast<const ulonglong2 *>(a1)[p];
-    const ulonglong2 y0 = reinterpret_cast<const ulonglong2 *>(b0)[p];
     const ulonglong2 y1 = reinterpret_cast<const ulonglong2 *>(b1)[p];
-    ulonglong2 r0, r1, r2;
-    uint64_t h, l, h2, l2;
+    ulonglong2 r2;
+    r2.x = hepa_mod_mul(x1.x, y1.x, &m);
+    r2.y = hepa_mod_mul(x1.y, y1.y, &m);
+    if constexpr (!D2) {
+        const ulonglong2 x0 = reinterpret_cast<const ulonglong2 *>(a0)[p];
+        const ulonglong2 y0 = reinterpret_cast<const ulonglong2 *>(b0)[p];
+        ulonglong2 r0, r1;
+        uint64_t h, l, h2, l2;
 #define MID(A, B, C, D, OUT)                                                                   \
     hepa_mul64(A, B, &h, &l);                                                                  \
     hepa_mul64(C, D, &h2, &l2);                                                                \
     l += l2;                                                                                   \
     h += h2 + (l < l2);                                                                        \
     OUT = hepa_mod_reduce128(h, l, &m);
-    r0.x = hepa_mod_mul(x0.x, y0.x, &m);
-    r0.y = hepa_mod_mul(x0.y, y0.y, &m);
-    MID(x0.x, y1.x, x1.x, y0.x, r1.x)
-    MID(x0.y, y1.y, x1.y, y0.y, r1.y)
+        r0.x = hepa_mod_mul(x0.x, y0.x, &m);
+        r0.y = hepa_mod_mul(x0.y, y0.y, &m);
+        MID(x0.x, y1.x, x1.x, y0.x, r1.x)
+        MID(x0.y, y1.y, x1.y, y0.y, r1.y)
 #undef MID
-    r2.x = hepa_mod_mul(x1.x, y1.x, &m);
-    r2.y = hepa_mod_mul(x1.y, y1.y, &m);
-    reinterpret_cast<ulonglong2 *>(d0)[p] = r0;
-    reinterpret_cast<ulonglong2 *>(d1)[p] = r1;
+        reinterpret_cast<ulonglong2 *>(d0)[p] = r0;
+        reinterpret_cast<ulonglong2 *>(d1)[p] = r1;
+    }
     reinterpret_cast<ulonglong2 *>(d2)[p] = r2;
 }
 
@@ -341,8 +346,13 @@ extern "C" hepa_status _hepa_dev_tensor(const hepa_ring *ring, size_t level, uin
                                         const uint64_t *a1, const uint64_t *b0,
                                         const uint64_t *b1) {
     const size_t pairs = level * ring->n / 2;
-    tensor_kernel<<<blocks_for(pairs), kThreads, 0, (cudaStream_t)ring->dev->stream>>>(
-        d0, d1, d2, a0, a1, b0, b1, ring->dev->limbs, (int)ring->log_n, pairs);
+    cudaStream_t st = (cudaStream_t)ring->dev->stream;
+    if (!d0 && !d1)
+        tensor_kernel<true><<<blocks_for(pairs), kThreads, 0, st>>>(
+            d0, d1, d2, a0, a1, b0, b1, ring->dev->limbs, (int)ring->log_n, pairs);
+    else
+        tensor_kernel<false><<<blocks_for(pairs), kThreads, 0, st>>>(
+            d0, d1, d2, a0, a1, b0, b1, ring->dev->limbs, (int)ring->log_n, pairs);
     return _hepa_dev_status(cudaGetLastError(), "tensor kernel");
 }
 

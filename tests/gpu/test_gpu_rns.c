@@ -75,6 +75,24 @@ static twin twin_edges(const pair *p, size_t level) {
     return x;
 }
 
+/* NTT-domain words at the edges of [0, q) as they are (no transform): q - 1 everywhere when
+ * top, else the mix of twin_edges. */
+static twin twin_ntt_edges(const pair *p, size_t level, int top) {
+    twin x;
+    uint64_t *a = test_alloc(level * p->n);
+    for (size_t i = 0; i < level; ++i) {
+        const uint64_t q = p->q[i], h = q / 2, e[] = {0, 1, q - 1, q - 2, h - 1, h, h + 1, h + 2};
+        for (size_t j = 0; j < p->n; ++j)
+            a[i * p->n + j] = top ? q - 1 : e[(3 * j + i) % 8];
+    }
+    T_OK(hepa_poly_create(&x.h, p->cpu, level));
+    T_OK(hepa_poly_create(&x.d, p->gpu, level));
+    T_OK(hepa_poly_set(x.h, a, HEPA_DOMAIN_NTT));
+    T_OK(hepa_poly_set(x.d, a, HEPA_DOMAIN_NTT));
+    free(a);
+    return x;
+}
+
 /* An output pair, the device one poisoned. */
 static twin twin_out(const pair *p, size_t level) {
     twin x;
@@ -304,6 +322,29 @@ static void check_keyswitch_q(size_t n, size_t L, size_t K, size_t alpha, unsign
         for (int k = 0; k < 4; ++k)
             twin_free(x[k]);
         twin_free(m0), twin_free(m1);
+    }
+    { /* hepa_mul_relin's MODDOWN TENSOR (fresh outputs: d0 and d1 computed in ModDown's last
+       * pass) on NTT-domain words at the edges of [0, q): q - 1 everywhere (the largest
+       * products), then the edgy mix; then squaring (b = a) into fresh outputs */
+        for (int top = 1; top >= 0; --top) {
+            twin x[4];
+            for (int k = 0; k < 4; ++k)
+                x[k] = twin_ntt_edges(&p, L, top);
+            twin m0 = twin_out(&p, L), m1 = twin_out(&p, L);
+            T_OK(hepa_mul_relin(kh, m0.h, m1.h, x[0].h, x[1].h, x[2].h, x[3].h, keyh));
+            T_OK(hepa_mul_relin(kd, m0.d, m1.d, x[0].d, x[1].d, x[2].d, x[3].d, keyd));
+            twin_check(m0, top ? "mul_relin of q - 1, out0" : "mul_relin of edge words, out0", n);
+            twin_check(m1, top ? "mul_relin of q - 1, out1" : "mul_relin of edge words, out1", n);
+            if (!top) {
+                T_OK(hepa_mul_relin(kh, m0.h, m1.h, x[0].h, x[1].h, x[0].h, x[1].h, keyh));
+                T_OK(hepa_mul_relin(kd, m0.d, m1.d, x[0].d, x[1].d, x[0].d, x[1].d, keyd));
+                twin_check(m0, "mul_relin squaring into fresh outputs, out0", n);
+                twin_check(m1, "mul_relin squaring into fresh outputs, out1", n);
+            }
+            for (int k = 0; k < 4; ++k)
+                twin_free(x[k]);
+            twin_free(m0), twin_free(m1);
+        }
     }
     { /* digits at the edges of their range (ModUp converts each digit's coefficients) */
         twin c = twin_edges(&p, L), o0 = twin_out(&p, L), o1 = twin_out(&p, L);
