@@ -2423,6 +2423,7 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
 #define COLS(GB1, FUS, IN, IN2, LAST, INB, XF)                                                 \
     launch_tile<GB1, 3, 8, 1, INV, FUS, LAST, false, XF>(out, IN, IN2, ring, level, 8, col_tiles, \
                                                          st, out_b, INB, map, 31, 0, aux)
+// clang-format off
 #define ROWS(DST, FUS, IN, IN2, LAST, DSTB, INB, XF)                                               \
     (logn >= HEPA_NTT_STAGE_MIN_LOGN                                                               \
          ? launch_tile<8, 0, 0, 4, INV, FUS, LAST, true, XF>(                                      \
@@ -2431,15 +2432,16 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
          : launch_tile<8, 0, 0, 4, INV, FUS, LAST, false, XF>(                                     \
                DST, IN, IN2, ring, level, 256, rows, st, DSTB, INB, map, 31, 0, auxl, fx.in2_b,    \
                fx.acc, fx.acc_b, fx.mb, fx.mb_b))
-            // the forward column pass of n = 2^13 .. 2^17; XF 4's runs sharing a source (FX_MODUP1:
-            // of `run` map entries; FX_MODDOWN1: all `level` limbs) in modup1_cols_kernel on rings
-            // with FP64 limbs
+    // the forward column pass of n = 2^13 .. 2^17; XF 4's runs sharing a source (FX_MODUP1: of
+    // `run` map entries; FX_MODDOWN1: all `level` limbs) in modup1_cols_kernel on rings with
+    // FP64 limbs
 #define COLS1(GB1)                                                                                 \
     (XF1 == 4 && ring->dev->f64                                                                    \
          ? launch_modup_cols<GB1>(ring, level, map ? fx.run : level, out, in, out_b, in_b, map,    \
                                   aux, st, FX == FX_MODUP1 && cols_only && ks_packed(ring))        \
          : COLS(GB1, false, in, nullptr, false, in_b, XF1))
     // three passes, n = 2^18 .. 2^20 (T, M) = (5, 5), (6, 5), (6, 6)
+// clang-format on
 #define TOP(GBT, M, IN, LAST, INB, XF)                                                         \
     launch_tile<GBT, 3, 8 + M, 1, INV, false, LAST, false, XF>(                                \
         out, IN, nullptr, ring, level, 8, n >> (GBT + 3), st, out_b, INB, map, 31, 0, aux)

@@ -523,9 +523,11 @@ hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64
     return moddown(ks, l, out0, out1, t0, t1, tmp, NULL, NULL, NULL);
 }
 
-/* Whether the l-limb words at p and q overlap. */
+/* Whether the ranges of `words` words at p and q overlap (compared as addresses: they may come
+ * from different allocations). */
 static int overlaps(const uint64_t *p, const uint64_t *q, size_t words) {
-    return p < q + words && q < p + words;
+    const uintptr_t a = (uintptr_t)p, b = (uintptr_t)q, len = words * sizeof *p;
+    return a < b + len && b < a + len;
 }
 
 /* (out0, out1) = (add0, add1) + key switch of c, l limbs, with the scratch allocated here. With
