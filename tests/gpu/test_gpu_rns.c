@@ -43,11 +43,9 @@ typedef struct twin {
     hepa_poly *h, *d;
 } twin;
 
-static twin twin_rand(test_rng *t, const pair *p, size_t level, hepa_domain dom) {
+/* Both polynomials set to the words a (level limbs) in domain dom; frees a. */
+static twin twin_set(const pair *p, size_t level, uint64_t *a, hepa_domain dom) {
     twin x;
-    uint64_t *a = test_alloc(level * p->n);
-    for (size_t i = 0; i < level; ++i)
-        for (size_t j = 0; j < p->n; ++j) a[i * p->n + j] = test_rand_residue_edgy(t, p->q[i]);
     T_OK(hepa_poly_create(&x.h, p->cpu, level));
     T_OK(hepa_poly_create(&x.d, p->gpu, level));
     T_OK(hepa_poly_set(x.h, a, dom));
@@ -56,41 +54,38 @@ static twin twin_rand(test_rng *t, const pair *p, size_t level, hepa_domain dom)
     return x;
 }
 
+static twin twin_rand(test_rng *t, const pair *p, size_t level, hepa_domain dom) {
+    uint64_t *a = test_alloc(level * p->n);
+    for (size_t i = 0; i < level; ++i)
+        for (size_t j = 0; j < p->n; ++j)
+            a[i * p->n + j] = test_rand_residue_edgy(t, p->q[i]);
+    return twin_set(p, level, a, dom);
+}
+
 /* Coefficients at the edges of every limb's range, cycling: 0, 1, q - 1, q - 2 and the values
  * around q/2, where a base conversion's rounding u = round(x / q) flips; in the NTT domain. */
 static twin twin_edges(const pair *p, size_t level) {
-    twin x;
     uint64_t *a = test_alloc(level * p->n);
     for (size_t i = 0; i < level; ++i) {
         const uint64_t q = p->q[i], h = q / 2, e[] = {0, 1, q - 1, q - 2, h - 1, h, h + 1, h + 2};
         for (size_t j = 0; j < p->n; ++j) a[i * p->n + j] = e[(j + i) % 8];
     }
-    T_OK(hepa_poly_create(&x.h, p->cpu, level));
-    T_OK(hepa_poly_create(&x.d, p->gpu, level));
-    T_OK(hepa_poly_set(x.h, a, HEPA_DOMAIN_COEFF));
-    T_OK(hepa_poly_set(x.d, a, HEPA_DOMAIN_COEFF));
+    twin x = twin_set(p, level, a, HEPA_DOMAIN_COEFF);
     T_OK(hepa_poly_to_ntt(x.h));
     T_OK(hepa_poly_to_ntt(x.d));
-    free(a);
     return x;
 }
 
 /* NTT-domain words at the edges of [0, q) as they are (no transform): q - 1 everywhere when
  * top, else the mix of twin_edges. */
 static twin twin_ntt_edges(const pair *p, size_t level, int top) {
-    twin x;
     uint64_t *a = test_alloc(level * p->n);
     for (size_t i = 0; i < level; ++i) {
         const uint64_t q = p->q[i], h = q / 2, e[] = {0, 1, q - 1, q - 2, h - 1, h, h + 1, h + 2};
         for (size_t j = 0; j < p->n; ++j)
             a[i * p->n + j] = top ? q - 1 : e[(3 * j + i) % 8];
     }
-    T_OK(hepa_poly_create(&x.h, p->cpu, level));
-    T_OK(hepa_poly_create(&x.d, p->gpu, level));
-    T_OK(hepa_poly_set(x.h, a, HEPA_DOMAIN_NTT));
-    T_OK(hepa_poly_set(x.d, a, HEPA_DOMAIN_NTT));
-    free(a);
-    return x;
+    return twin_set(p, level, a, HEPA_DOMAIN_NTT);
 }
 
 /* An output pair, the device one poisoned. */
