@@ -168,7 +168,10 @@ hepa_status _hepa_dev_ntt_modup1(const struct hepa_ring *ring, size_t count, siz
  * (rns/ksk_layout.h). _hepa_dev_ks_rows_inner's launch covers the extended limbs i0 .. i0 + ni - 1
  * in the order special primes first (e = level .. level + K - 1), then e = 0 .. level - 1: (0,
  * level + K) is all of them, (0, K) the special primes', (K, level) the Q limbs'
- * (HEPA_ERR_INVALID_ARGUMENT for an empty or out-of-range span). */
+ * (HEPA_ERR_INVALID_ARGUMENT for an empty or out-of-range span). pack_q: t0 / t1's Q limbs
+ * (e < level) below 2^40 are stored in PACKED Q LIMBS (5-byte words, hepa_pack5_put's layout in
+ * rns/ksk_layout.h, in the limb's usual slot) where _hepa_dev_ks_packed holds, for
+ * _hepa_dev_ntt_moddown with tens; the special primes' limbs keep 8-byte words. */
 hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count, size_t run,
                                      uint64_t *ext, const uint64_t *coef, const uint32_t *map,
                                      const uint64_t *aux);
@@ -191,7 +194,7 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
                                     const uint64_t *ext, const uint64_t *c,
                                     const unsigned char *key, size_t comp, uint64_t packed,
-                                    size_t i0, size_t ni);
+                                    size_t i0, size_t ni, int pack_q);
 
 /* Key switching's ModDown after its inverse NTT of P and, for K > 1, its conversion (n >= 2^13;
  * HEPA_ERR_UNSUPPORTED below): out_k[i] = (t_k[i] - NTT_i(y_k))·s_i for i < level, k = 0, 1, in
@@ -206,9 +209,10 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
  * add0 / add1 must be NULL) the adds are the tensor product's d0 = a0·b0 and d1 = a0·b1 + a1·b0,
  * computed as the last pass stores (hepa_mul_relin: d0 and d1 never written): out0's blocks read
  * a0 and b0, out1's all four, at words out0's blocks write, so out_k must not overlap any of the
- * four. phase: 0 the whole NTT; 1 every pass but the last (reads y_k, writes mid; t_k, add_k and
- * out_k untouched); 2 the last pass alone, after a phase-1 call with the same mid; another
- * phase: HEPA_ERR_INVALID_ARGUMENT. */
+ * four; and t_k's limbs are read in PACKED Q LIMBS where _hepa_dev_ks_rows_inner stores them so
+ * with pack_q (limbs below 2^40 where _hepa_dev_ks_packed holds). phase: 0 the whole NTT; 1 every
+ * pass but the last (reads y_k, writes mid; t_k, add_k and out_k untouched); 2 the last pass alone,
+ * after a phase-1 call with the same mid; another phase: HEPA_ERR_INVALID_ARGUMENT. */
 typedef struct hepa_tensor_in {
     const uint64_t *a0, *a1, *b0, *b1; /* NTT domain, level limbs each, words in [0, q) */
 } hepa_tensor_in;

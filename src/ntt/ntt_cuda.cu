@@ -1019,6 +1019,10 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     uint64_t *smem = smem_dyn + (size_t)(tid / TPT) * (TPT * 8);
     const hepa_dev_limb lc = limbs[limb];
     const size_t off = dlimb * n;
+    // MODDOWN TENSOR's t0 / t1 (in2, in2_b) in PACKED Q LIMBS, as ks_rows_inner_kernel stored
+    // them with pack_q: FP64 limbs below 2^40 where ks_packed holds (F64 kernels: the ring has
+    // FP64 limbs; a limb below 2^40 is one)
+    const bool ipk = XF == 9 && F64 && lc.q < HEPA_KSK_PACK_BELOW && logn >= 15 && logn <= 17;
 
     // XF2 PREFETCH. XF 2 reads in2 (and acc) only as it stores, after the stages: without a
     // prefetch those loads start a DRAM round trip when the block is done with everything else.
@@ -1031,13 +1035,23 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         if (tid == 0) {
             constexpr unsigned R = XF == 9 ? TILES / 2 : TILES; // rows per polynomial
             const size_t o = off + (size_t)bx * (R * 256);
-            auto pf = [&](const uint64_t *p) {
-                asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p + o),
-                             "r"(R * 256 * 8)
+            auto pfb = [&](const void *p, unsigned bytes) {
+                asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes)
                              : "memory");
             };
+            auto pf = [&](const uint64_t *p) { pfb(p + o, R * 256 * 8); };
+            // a PACKED Q LIMB's rows: their low halves, then their high bytes
+            auto pf5 = [&](const uint64_t *p) {
+                const uint8_t *limb = reinterpret_cast<const uint8_t *>(p + off);
+                pfb(limb + (size_t)bx * (R * 256 * 4), R * 256 * 4);
+                pfb(limb + 4 * n + (size_t)bx * (R * 256), R * 256);
+            };
             if (XF == 9) { // (thread 0 works on out's rows: in2 is t0 here)
-                pf(in2), pf(in2_b), pf(acc), pf(acc_b), pf(mb), pf(mb_b);
+                if (ipk)
+                    pf5(in2), pf5(in2_b);
+                else
+                    pf(in2), pf(in2_b);
+                pf(acc), pf(acc_b), pf(mb), pf(mb_b);
             } else {
                 pf(in2);
                 if (acc) pf(acc);
@@ -1206,7 +1220,8 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
             for (int k = 0; k < 8; ++k) {
                 const size_t gx =
                     slot_addr(fb, sbase, SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
-                double t = f64_mulmod(__dsub_rn(u2d(in2[gx]), dbl(v[k])), sd, c);
+                const uint64_t a = ipk ? hepa_pack5_get(in2 + off, n, gx - off) : in2[gx];
+                double t = f64_mulmod(__dsub_rn(u2d(a), dbl(v[k])), sd, c);
                 if constexpr (XF == 9) {
                     // MODDOWN TENSOR: each product |.| < 0.91q (words in [0, q)), so
                     // |t| < 2.73q, well within f64_canonical's range
@@ -1947,7 +1962,7 @@ __global__ void __launch_bounds__(128, 3)
                          const unsigned char *key, const uint64_t *__restrict__ tables,
                          const hepa_dev_limb *__restrict__ limbs, unsigned logn, unsigned l,
                          unsigned L, unsigned E, unsigned dnum, unsigned alpha, size_t comp,
-                         uint64_t packed, unsigned i0) {
+                         uint64_t packed, unsigned i0, bool pack_q) {
     pdl_wait(); // PDL
     pdl_trigger();
     constexpr int GB = 8, CB = 0, S = 0;
@@ -2137,11 +2152,27 @@ __global__ void __launch_bounds__(128, 3)
         digits(std::bool_constant<F64>{});
     else
         digits(std::false_type{});
+    // PACKED Q LIMBS (pack_q: MODDOWN TENSOR reads them so, see _hepa_dev_ntt_moddown): a Q limb
+    // that the other digits' rows came packed for (pk) goes out in 5 bytes as well, words in
+    // [0, q) below 2^40. t0 / t1's Q limbs are 2·l·n words written here and read once by
+    // ModDown's last pass, both passes bound by DRAM: 3/8 of those bytes are saved twice (13 MB
+    // each way at 2^16/33). The store code also took ptxas's spills of this build from 36 / 60
+    // to 12 / 12 bytes. H100, same call, two rounds, hepa_mul_relin µs: 2^16/33 P = 1 943.6,
+    // 941.4 -> 925.8, 922.7; P = 3 605.2, 601.7 -> 583.7, 586.3; P = 2 723.0, 718.9 -> 702.1,
+    // 705.6; P = 4 609.4, 610.8 -> 595.8, 596.8; 2^15/17 204.5, 204.0 -> 203.2, 202.5; 2^17/61
+    // 5901.6 -> 5807.8.
+    const bool pq = pack_q && pk && e < l;
+    uint64_t *const t0l = t0 + (size_t)e * n, *const t1l = t1 + (size_t)e * n;
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-        const size_t x = (size_t)e * n + gx0 + (fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
-        t0[x] = lo0[k];
-        t1[x] = lo1[k];
+        const size_t x = gx0 + (fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
+        if (pq) {
+            hepa_pack5_put(t0l, n, x, lo0[k]);
+            hepa_pack5_put(t1l, n, x, lo1[k]);
+        } else {
+            t0l[x] = lo0[k];
+            t1l[x] = lo1[k];
+        }
     }
 }
 
@@ -2763,7 +2794,7 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
                                                size_t alpha, size_t dnum, uint64_t *t0,
                                                uint64_t *t1, const uint64_t *ext, const uint64_t *c,
                                                const unsigned char *key, size_t comp,
-                                               uint64_t packed, size_t i0, size_t ni) {
+                                               uint64_t packed, size_t i0, size_t ni, int pack_q) {
     if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
     const size_t n = ring->n, E = level + K;
     if (i0 >= E || ni == 0 || ni > E - i0) return HEPA_ERR_INVALID_ARGUMENT;
@@ -2788,7 +2819,8 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     ce = launch_k(true, ring, k, grid, 128, smem, (cudaStream_t)ring->dev->stream, t0, t1, ext, c,
                   key, (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
                   (unsigned)ring->log_n, (unsigned)level, (unsigned)(ring->num_moduli - K),
-                  (unsigned)E, (unsigned)dnum, (unsigned)alpha, comp, packed, (unsigned)i0);
+                  (unsigned)E, (unsigned)dnum, (unsigned)alpha, comp, packed, (unsigned)i0,
+                  pack_q != 0);
     return _hepa_dev_status(ce, "key-switch ModUp row pass + inner product");
 }
 

@@ -384,19 +384,27 @@ hepa_status _hepa_ks_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *
     return HEPA_OK;
 }
 
-hepa_status _hepa_ks_modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *t1,
-                                 uint64_t *ext, const uint64_t *c, uint64_t *tmp,
-                                 const hepa_ksk *key) {
+/* ModUp and the inner product; pack_q (device, n >= 2^13): t0 / t1's Q limbs in PACKED Q LIMBS
+ * where the device packs them (_hepa_dev_ks_rows_inner), for MODDOWN TENSOR */
+static hepa_status modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *t1,
+                               uint64_t *ext, const uint64_t *c, uint64_t *tmp, const hepa_ksk *key,
+                               int pack_q) {
     const hepa_ring *r = ks->ring;
     if (on_device(r) && r->log_n >= 13) {
         /* every NTT pass of ModUp but the last, then the last fused with the inner product */
         const hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
         if (s != HEPA_OK) return s;
         return _hepa_dev_ks_rows_inner(r, l, ks->K, ks->alpha, dnum_of(ks, l), t0, t1, ext, c,
-                                       key->data, key->comp, key->packed, 0, l + ks->K);
+                                       key->data, key->comp, key->packed, 0, l + ks->K, pack_q);
     }
     hepa_status s = _hepa_ks_modup(ks, l, ext, c, tmp);
     return s != HEPA_OK ? s : _hepa_ks_inner(ks, l, t0, t1, ext, key);
+}
+
+hepa_status _hepa_ks_modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *t1,
+                                 uint64_t *ext, const uint64_t *c, uint64_t *tmp,
+                                 const hepa_ksk *key) {
+    return modup_inner(ks, l, t0, t1, ext, c, tmp, key, 0);
 }
 
 /* ModDown's start on the device, enqueued through `on`: the inverse NTT of t0 / t1's P limbs in
@@ -508,11 +516,11 @@ static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     hd.stream = hd.helper;
     hv.dev = &hd;
     s = _hepa_dev_ks_rows_inner(&hv, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
-                                key->packed, 0, K);
+                                key->packed, 0, K, 0);
     if (s == HEPA_OK) s = dev_moddown(ks, &hv, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1);
     if (s == HEPA_OK)
         s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
-                                    key->packed, K, l);
+                                    key->packed, K, l, tens != NULL);
     const hepa_status sj = _hepa_dev_join(r); /* also after an error */
     if (s != HEPA_OK || (s = sj) != HEPA_OK) return s;
     return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, tens, 2);
@@ -540,7 +548,9 @@ static int overlaps(const uint64_t *p, const uint64_t *q, size_t words) {
  *   75.9 µs; hepa-bench --ks, same call, two rounds, hepa_mul_relin µs: 2^16/33 P = 1
  *   949.2, 945.2 -> 943.7, 941.6; P = 3 608.7, 608.4 -> 603.9, 604.3; P = 2 727.2, 721.6 ->
  *   721.2, 719.7; P = 4 619.5, 617.1 -> 612.5, 613.3; 2^15/17 203.4 -> 202.6; 2^17/61
- *   5915.8 -> 5894.7;
+ *   5915.8 -> 5894.7. With it, t0 / t1's Q limbs travel in PACKED Q LIMBS (5-byte words where
+ *   the device packs them: modup_inner's pack_q, then the last pass; measurements at
+ *   ks_rows_inner_kernel's store: 14 to 18 µs off hepa_mul_relin at 2^16, 94 at 2^17/61);
  * - else the tensor product goes to add0 = out0, add1 = out1 and d2 to scratch first (ModDown's
  *   blocks of out0 would overwrite words that out1's still read).
  * (Measured on an H100 and dropped: d2 alone first, then d0 and d1 on the helper stream beside
@@ -586,7 +596,7 @@ static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     if (s == HEPA_OK) {
         if (dev && r->log_n == 16)
             s = dev_keyswitch(ks, l, out0, out1, t0, t1, ext, c, tmp, key, add0, add1, tens);
-        else if ((s = _hepa_ks_modup_inner(ks, l, t0, t1, ext, c, tmp, key)) == HEPA_OK)
+        else if ((s = modup_inner(ks, l, t0, t1, ext, c, tmp, key, tens != NULL)) == HEPA_OK)
             s = moddown(ks, l, out0, out1, t0, t1, tmp, add0, add1, tens);
     }
     if (dev)
