@@ -87,9 +87,10 @@ hepa_status _hepa_dev_ntt_moddown(const struct hepa_ring *ring, size_t level, ui
                                   const uint64_t *t1, const uint64_t *y0, const uint64_t *y1,
                                   const uint64_t *conv_aux, const uint64_t *scale_aux,
                                   const uint64_t *add0, const uint64_t *add1,
-                                  const hepa_tensor_in *tens, int phase) {
+                                  const hepa_tensor_in *tens, int packed_t, int phase) {
     (void)ring, (void)level, (void)out0, (void)out1, (void)t0, (void)t1, (void)y0, (void)y1,
-        (void)conv_aux, (void)scale_aux, (void)mid, (void)add0, (void)add1, (void)tens, (void)phase;
+        (void)conv_aux, (void)scale_aux, (void)mid, (void)add0, (void)add1, (void)tens,
+        (void)packed_t, (void)phase;
     return HEPA_ERR_NO_DEVICE;
 }
 hepa_status _hepa_dev_elementwise(const struct hepa_ring *ring, size_t level, hepa_ew_op op,

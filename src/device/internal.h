@@ -171,7 +171,7 @@ hepa_status _hepa_dev_ntt_modup1(const struct hepa_ring *ring, size_t count, siz
  * (HEPA_ERR_INVALID_ARGUMENT for an empty or out-of-range span). pack_q: t0 / t1's Q limbs
  * (e < level) below 2^40 are stored in PACKED Q LIMBS (5-byte words, hepa_pack5_put's layout in
  * rns/ksk_layout.h, in the limb's usual slot) where _hepa_dev_ks_packed holds, for
- * _hepa_dev_ntt_moddown with tens; the special primes' limbs keep 8-byte words. */
+ * _hepa_dev_ntt_moddown with packed_t; the special primes' limbs keep 8-byte words. */
 hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count, size_t run,
                                      uint64_t *ext, const uint64_t *coef, const uint32_t *map,
                                      const uint64_t *aux);
@@ -209,8 +209,9 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
  * add0 / add1 must be NULL) the adds are the tensor product's d0 = a0·b0 and d1 = a0·b1 + a1·b0,
  * computed as the last pass stores (hepa_mul_relin: d0 and d1 never written): out0's blocks read
  * a0 and b0, out1's all four, at words out0's blocks write, so out_k must not overlap any of the
- * four; and t_k's limbs are read in PACKED Q LIMBS where _hepa_dev_ks_rows_inner stores them so
- * with pack_q (limbs below 2^40 where _hepa_dev_ks_packed holds). phase: 0 the whole NTT; 1 every
+ * four. packed_t: t_k's limbs are read in PACKED Q LIMBS, as _hepa_dev_ks_rows_inner stores them
+ * with pack_q (limbs below 2^40 where _hepa_dev_ks_packed holds; tens requires it, else
+ * HEPA_ERR_INVALID_ARGUMENT). phase: 0 the whole NTT; 1 every
  * pass but the last (reads y_k, writes mid; t_k, add_k and out_k untouched); 2 the last pass alone,
  * after a phase-1 call with the same mid; another phase: HEPA_ERR_INVALID_ARGUMENT. */
 typedef struct hepa_tensor_in {
@@ -221,7 +222,7 @@ hepa_status _hepa_dev_ntt_moddown(const struct hepa_ring *ring, size_t level, ui
                                   const uint64_t *t1, const uint64_t *y0, const uint64_t *y1,
                                   const uint64_t *conv_aux, const uint64_t *scale_aux,
                                   const uint64_t *add0, const uint64_t *add1,
-                                  const hepa_tensor_in *tens, int phase);
+                                  const hepa_tensor_in *tens, int packed_t, int phase);
 
 typedef enum { HEPA_EW_ADD, HEPA_EW_SUB, HEPA_EW_NEG, HEPA_EW_MUL, HEPA_EW_MUL_SCALAR } hepa_ew_op;
 /* Element-wise op over level·n words: out = a op b. NEG ignores b. MUL_SCALAR ignores b and

@@ -961,8 +961,10 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     static_assert(XF == 0 || XF == 8 || (!INV && !FUSED), "load / store fusions: forward only");
     static_assert(XF != 8 || (F64 && !FUSED), "FP64 INTERMEDIATE: F64 kernels, plain passes");
     static_assert(XF != 1 || !LAST, "the rescale's correction is loaded by the first of two passes");
-    static_assert((XF != 2 && XF != 9) || LAST, "the rescale's scaling is stored by the last pass");
-    constexpr bool XSS = XF == 2 || XF == 9; // the subtract-and-scale store (XF 2 or 9)
+    static_assert((XF != 2 && XF != 9 && XF != 10) || LAST,
+                  "the rescale's scaling is stored by the last pass");
+    // the subtract-and-scale store (XF 2; 9 and 10 are ModDown's with in2 in PACKED Q LIMBS)
+    constexpr bool XSS = XF == 2 || XF == 9 || XF == 10;
     static_assert(XF != 6 || !LAST, "packed columns are handed to the fused row pass");
     const size_t n = (size_t)1 << logn;
     // grid.y = level, or 2·level for a pair of polynomials (out_b = NTT(in_b) in the same launch:
@@ -1019,10 +1021,11 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     uint64_t *smem = smem_dyn + (size_t)(tid / TPT) * (TPT * 8);
     const hepa_dev_limb lc = limbs[limb];
     const size_t off = dlimb * n;
-    // MODDOWN TENSOR's t0 / t1 (in2, in2_b) in PACKED Q LIMBS, as ks_rows_inner_kernel stored
-    // them with pack_q: FP64 limbs below 2^40 where ks_packed holds (F64 kernels: the ring has
-    // FP64 limbs; a limb below 2^40 is one)
-    const bool ipk = XF == 9 && F64 && lc.q < HEPA_KSK_PACK_BELOW && logn >= 15 && logn <= 17;
+    // ModDown's t0 / t1 (in2, in2_b) in PACKED Q LIMBS with XF 9 and 10, as ks_rows_inner_kernel
+    // stored them with pack_q: FP64 limbs below 2^40 where ks_packed holds (F64 kernels: the
+    // ring has FP64 limbs; a limb below 2^40 is one)
+    const bool ipk =
+        (XF == 9 || XF == 10) && F64 && lc.q < HEPA_KSK_PACK_BELOW && logn >= 15 && logn <= 17;
 
     // XF2 PREFETCH. XF 2 reads in2 (and acc) only as it stores, after the stages: without a
     // prefetch those loads start a DRAM round trip when the block is done with everything else.
@@ -1053,7 +1056,10 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
                     pf(in2), pf(in2_b);
                 pf(acc), pf(acc_b), pf(mb), pf(mb_b);
             } else {
-                pf(in2);
+                if (ipk)
+                    pf5(in2);
+                else
+                    pf(in2);
                 if (acc) pf(acc);
             }
         }
@@ -2152,7 +2158,8 @@ __global__ void __launch_bounds__(128, 3)
         digits(std::bool_constant<F64>{});
     else
         digits(std::false_type{});
-    // PACKED Q LIMBS (pack_q: MODDOWN TENSOR reads them so, see _hepa_dev_ntt_moddown): a Q limb
+    // PACKED Q LIMBS (pack_q: ModDown's last pass reads them so, XF 9 or 10 of ntt_tile_kernel,
+    // see _hepa_dev_ntt_moddown's packed_t): a Q limb
     // that the other digits' rows came packed for (pk) goes out in 5 bytes as well, words in
     // [0, q) below 2^40. t0 / t1's Q limbs are 2·l·n words written here and read once by
     // ModDown's last pass, both passes bound by DRAM: 3/8 of those bytes are saved twice (13 MB
@@ -2160,7 +2167,10 @@ __global__ void __launch_bounds__(128, 3)
     // to 12 / 12 bytes. H100, same call, two rounds, hepa_mul_relin µs: 2^16/33 P = 1 943.6,
     // 941.4 -> 925.8, 922.7; P = 3 605.2, 601.7 -> 583.7, 586.3; P = 2 723.0, 718.9 -> 702.1,
     // 705.6; P = 4 609.4, 610.8 -> 595.8, 596.8; 2^15/17 204.5, 204.0 -> 203.2, 202.5; 2^17/61
-    // 5901.6 -> 5807.8.
+    // 5901.6 -> 5807.8. Then for ModDown without the tensor (XF 10: hepa_keyswitch_add, rotation),
+    // same call, rotate µs: 2^16/33 P = 1 912.0, 910.1 -> 905.1, 903.6; P = 3 572.2, 574.1 ->
+    // 562.7, 566.1; P = 2 692.8, 687.7 -> 683.1, 683.4; P = 4 587.1, 582.8 -> 577.7, 575.7;
+    // 2^15/17 201.4, 199.9 -> 199.3, 199.3; 2^17/61 5798.2 -> 5753.0.
     const bool pq = pack_q && pk && e < l;
     uint64_t *const t0l = t0 + (size_t)e * n, *const t1l = t1 + (size_t)e * n;
 #pragma unroll
@@ -2387,6 +2397,8 @@ struct FxArgs {
     // FX_MODDOWN* with mb: acc, acc_b, mb, mb_b are the tensor's a0, a1, b0, b1, and the adds
     // are its d0 = a0·b0 and d1 = a0·b1 + a1·b0 (XF 9)
     const uint64_t *mb = nullptr, *mb_b = nullptr;
+    // FX_MODDOWN*: in2 / in2_b (t0 / t1) in PACKED Q LIMBS (XF 9 with mb, else XF 10)
+    bool packed_t = false;
     size_t run = 0;                                  // FX_MODUP1: map entries per source limb
     // n >= 2^13: only the last pass (forward: the rows, after a cols_only call; inverse: the
     // columns, after ntt_mulrows_kernel)
@@ -2515,8 +2527,10 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
     }
     if constexpr (!INV) {
         auto last_pass = [&]() {
-            if constexpr (MDOWN)
+            if constexpr (MDOWN) {
                 if (fx.mb) return ROWS(fin, false, out, in2, true, fx.fin_b, out_b, 9);
+                if (fx.packed_t) return ROWS(fin, false, out, in2, true, fx.fin_b, out_b, 10);
+            }
             return ROWS(RESC || MDOWN ? fin : out, false, out, RESC || MDOWN ? in2 : nullptr, true,
                         RESC || MDOWN ? fx.fin_b : out_b, out_b, XF2);
         };
@@ -2833,11 +2847,12 @@ extern "C" hepa_status _hepa_dev_ntt_moddown(const hepa_ring *ring, size_t level
                                              const uint64_t *y1, const uint64_t *conv_aux,
                                              const uint64_t *scale_aux, const uint64_t *add0,
                                              const uint64_t *add1, const hepa_tensor_in *tens,
-                                             int phase) {
+                                             int packed_t, int phase) {
     if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
     if (phase < 0 || phase > 2) return HEPA_ERR_INVALID_ARGUMENT;
-    if (tens && (add0 || add1)) return HEPA_ERR_INVALID_ARGUMENT;
+    if (tens && (add0 || add1 || !packed_t)) return HEPA_ERR_INVALID_ARGUMENT;
     FxArgs fx;
+    fx.packed_t = packed_t != 0;
     fx.last_only = phase == 2;
     const bool first_only = phase == 1;
     fx.aux2 = scale_aux, fx.in2_b = t1, fx.fin_b = out1, fx.acc = add0, fx.acc_b = add1;

@@ -385,7 +385,8 @@ hepa_status _hepa_ks_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *
 }
 
 /* ModUp and the inner product; pack_q (device, n >= 2^13): t0 / t1's Q limbs in PACKED Q LIMBS
- * where the device packs them (_hepa_dev_ks_rows_inner), for MODDOWN TENSOR */
+ * where the device packs them (_hepa_dev_ks_rows_inner), for moddown's packed last pass
+ * (keyswitch_run; the raw _hepa_ks_modup_inner keeps 8-byte words) */
 static hepa_status modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *t1,
                                uint64_t *ext, const uint64_t *c, uint64_t *tmp, const hepa_ksk *key,
                                int pack_q) {
@@ -432,11 +433,12 @@ static hepa_status dev_moddown_p(const hepa_ks *ks, const hepa_ring *on, size_t 
  * 1 enqueues, through `on` (the ring or its helper view), the inverse NTT of the P limbs, for
  * K > 1 the conversion, and the forward NTT's passes but the last, into tmp; phase 2 the last
  * pass, with the subtract-and-scale and the adds; phase 0 both. Phase 1 reads and writes only
- * t0 / t1's P limbs and tmp, so it may run beside the row pass of the Q limbs. */
+ * t0 / t1's P limbs and tmp, so it may run beside the row pass of the Q limbs. packed: t0 / t1's
+ * Q limbs are in PACKED Q LIMBS (modup_inner's pack_q). */
 static hepa_status dev_moddown(const hepa_ks *ks, const hepa_ring *on, size_t l, uint64_t *out0,
                                uint64_t *out1, uint64_t *t0, uint64_t *t1, uint64_t *tmp,
                                const uint64_t *add0, const uint64_t *add1,
-                               const hepa_tensor_in *tens, int phase) {
+                               const hepa_tensor_in *tens, int packed, int phase) {
     const size_t n = on->n, K = ks->K;
     if (phase != 2) {
         const hepa_status s = dev_moddown_p(ks, on, l, t0, t1, tmp, K > 1);
@@ -447,22 +449,23 @@ static hepa_status dev_moddown(const hepa_ks *ks, const hepa_ring *on, size_t l,
     const uint64_t *conv1 = K == 1 ? ks->ddown + 1 + 3 * ks->L : NULL;
     return _hepa_dev_ntt_moddown(on, l, out0, out1, tmp, t0, t1, K == 1 ? t0 + l * n : tmp,
                                  K == 1 ? t1 + l * n : tmp + l * n, conv1, ks->ddown, add0, add1,
-                                 tens, phase);
+                                 tens, packed, phase);
 }
 
 /* ModDown, then out_k += add_k where add_k is not NULL (in the pass that writes out_k: its last
  * NTT pass, the sub-scale kernel or the host loop, each reading add_k's word before writing
  * out_k's, so they may alias). tens (device, n >= 2^13 only; adds NULL): the adds are the tensor
- * product's d0, d1, computed in the last NTT pass (see _hepa_dev_ntt_moddown). */
+ * product's d0, d1, computed in the last NTT pass (see _hepa_dev_ntt_moddown). packed: t0 / t1
+ * come from modup_inner with pack_q (they are in PACKED Q LIMBS where the device packs them). */
 static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                            uint64_t *t0, uint64_t *t1, uint64_t *tmp, const uint64_t *add0,
-                           const uint64_t *add1, const hepa_tensor_in *tens) {
+                           const uint64_t *add1, const hepa_tensor_in *tens, int packed) {
     const hepa_ring *r = ks->ring;
     const size_t n = r->n, K = ks->K;
     const uint64_t *tab_h = ks->tabs + ks->down_tab[l];
     if (on_device(r)) {
         if (r->log_n >= 13)
-            return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, tens, 0);
+            return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, tens, packed, 0);
         hepa_status s;
         if ((s = dev_moddown_p(ks, r, l, t0, t1, tmp, 1)) != HEPA_OK ||
             (s = _hepa_dev_ntt_forward2(r, l, tmp, tmp, tmp + l * n, tmp + l * n)) != HEPA_OK)
@@ -517,18 +520,18 @@ static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     hv.dev = &hd;
     s = _hepa_dev_ks_rows_inner(&hv, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
                                 key->packed, 0, K, 0);
-    if (s == HEPA_OK) s = dev_moddown(ks, &hv, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1);
+    if (s == HEPA_OK) s = dev_moddown(ks, &hv, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1, 1);
     if (s == HEPA_OK)
         s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
-                                    key->packed, K, l, tens != NULL);
+                                    key->packed, K, l, 1);
     const hepa_status sj = _hepa_dev_join(r); /* also after an error */
     if (s != HEPA_OK || (s = sj) != HEPA_OK) return s;
-    return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, tens, 2);
+    return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1, 2);
 }
 
 hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                              uint64_t *t0, uint64_t *t1, uint64_t *tmp) {
-    return moddown(ks, l, out0, out1, t0, t1, tmp, NULL, NULL, NULL);
+    return moddown(ks, l, out0, out1, t0, t1, tmp, NULL, NULL, NULL, 0);
 }
 
 /* Whether the ranges of `words` words at p and q overlap (compared as addresses: they may come
@@ -548,15 +551,16 @@ static int overlaps(const uint64_t *p, const uint64_t *q, size_t words) {
  *   75.9 µs; hepa-bench --ks, same call, two rounds, hepa_mul_relin µs: 2^16/33 P = 1
  *   949.2, 945.2 -> 943.7, 941.6; P = 3 608.7, 608.4 -> 603.9, 604.3; P = 2 727.2, 721.6 ->
  *   721.2, 719.7; P = 4 619.5, 617.1 -> 612.5, 613.3; 2^15/17 203.4 -> 202.6; 2^17/61
- *   5915.8 -> 5894.7. With it, t0 / t1's Q limbs travel in PACKED Q LIMBS (5-byte words where
- *   the device packs them: modup_inner's pack_q, then the last pass; measurements at
- *   ks_rows_inner_kernel's store: 14 to 18 µs off hepa_mul_relin at 2^16, 94 at 2^17/61);
+ *   5915.8 -> 5894.7;
  * - else the tensor product goes to add0 = out0, add1 = out1 and d2 to scratch first (ModDown's
  *   blocks of out0 would overwrite words that out1's still read).
  * (Measured on an H100 and dropped: d2 alone first, then d0 and d1 on the helper stream beside
  * ModUp, with a full grid or 1, 2 or 4 blocks per SM: 2^16/33/P1 1005 -> 1014 to 1028 µs, P3
  * 678 -> 691 to 700, 2^15/17 214 -> 218 to 226. ModUp's kernels lost more than the 35 µs of d0 /
- * d1 that the overlap hid.) */
+ * d1 that the overlap hid.)
+ * On the device, t0 / t1's Q limbs travel in PACKED Q LIMBS between the fused row pass and
+ * ModDown's last pass (5-byte words where the device packs them: modup_inner's pack_q; see
+ * ks_rows_inner_kernel's store for the measurements). */
 static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                                  const uint64_t *c, const hepa_ksk *key, const uint64_t *add0,
                                  const uint64_t *add1, const hepa_tensor_in *mul) {
@@ -596,8 +600,8 @@ static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     if (s == HEPA_OK) {
         if (dev && r->log_n == 16)
             s = dev_keyswitch(ks, l, out0, out1, t0, t1, ext, c, tmp, key, add0, add1, tens);
-        else if ((s = modup_inner(ks, l, t0, t1, ext, c, tmp, key, tens != NULL)) == HEPA_OK)
-            s = moddown(ks, l, out0, out1, t0, t1, tmp, add0, add1, tens);
+        else if ((s = modup_inner(ks, l, t0, t1, ext, c, tmp, key, 1)) == HEPA_OK)
+            s = moddown(ks, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1);
     }
     if (dev)
         _hepa_dev_free(r, buf);
