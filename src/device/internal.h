@@ -211,7 +211,9 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
  * a0 and b0, out1's all four, at words out0's blocks write, so out_k must not overlap any of the
  * four. packed_t: t_k's limbs are read in PACKED Q LIMBS, as _hepa_dev_ks_rows_inner stores them
  * with pack_q (limbs below 2^40 where _hepa_dev_ks_packed holds; tens requires it, else
- * HEPA_ERR_INVALID_ARGUMENT). phase: 0 the whole NTT; 1 every
+ * HEPA_ERR_INVALID_ARGUMENT), and mid's limbs below 2^40 are in PACKED COLUMNS between the
+ * passes where _hepa_dev_ks_packed holds; then for K > 1, y_k (= mid) must come so from the
+ * conversion (hepa_conv_job::pack). phase: 0 the whole NTT; 1 every
  * pass but the last (reads y_k, writes mid; t_k, add_k and out_k untouched); 2 the last pass alone,
  * after a phase-1 call with the same mid; another phase: HEPA_ERR_INVALID_ARGUMENT. */
 typedef struct hepa_tensor_in {

@@ -1160,8 +1160,9 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         } else if (FUSED) {
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_mod_mul(in[gx], in2[gx], &mod); // [0, q)
-        } else if (XF == 6 && xpk) {
-            // the word of PACKED COLUMNS by hand (ksk_layout.h; a call gave other address
+        } else if ((XF == 6 && xpk) || ((XF == 9 || XF == 10) && ipk)) {
+            // the word of PACKED COLUMNS by hand (XF 9 / 10: ModDown's pair between its passes,
+            // packed where t0 / t1 are) (ksk_layout.h; a call gave other address
             // arithmetic, different PTX, not measured)
             const uint32_t *lo = reinterpret_cast<const uint32_t *>(in + off);
             v[k] = lo[gx - off] |
@@ -2171,6 +2172,12 @@ __global__ void __launch_bounds__(128, 3)
     // same call, rotate µs: 2^16/33 P = 1 912.0, 910.1 -> 905.1, 903.6; P = 3 572.2, 574.1 ->
     // 562.7, 566.1; P = 2 692.8, 687.7 -> 683.1, 683.4; P = 4 587.1, 582.8 -> 577.7, 575.7;
     // 2^15/17 201.4, 199.9 -> 199.3, 199.3; 2^17/61 5798.2 -> 5753.0.
+    // Then ModDown's pair between its passes in PACKED COLUMNS as well (FxArgs::packed_t), same
+    // call, two rounds, hepa_mul_relin µs: 2^16/33 P = 1 921.7, 924.8 -> 918.7, 921.3; P = 3
+    // 591.9, 589.1 -> 581.2, 581.2; P = 2 702.1, 706.4 -> 699.9, 699.4; P = 4 594.2, 593.1 ->
+    // 589.7, 589.0; 2^15/17 202.9, 202.2 -> 200.8, 199.9; 2^17/61 5803.8 -> 5787.7 (rotation
+    // within 2 µs either way). It also took ptxas's spills of the XF 9 row kernel from 34 / 36
+    // to 8 / 4 bytes.
     const bool pq = pack_q && pk && e < l;
     uint64_t *const t0l = t0 + (size_t)e * n, *const t1l = t1 + (size_t)e * n;
 #pragma unroll
@@ -2397,7 +2404,10 @@ struct FxArgs {
     // FX_MODDOWN* with mb: acc, acc_b, mb, mb_b are the tensor's a0, a1, b0, b1, and the adds
     // are its d0 = a0·b0 and d1 = a0·b1 + a1·b0 (XF 9)
     const uint64_t *mb = nullptr, *mb_b = nullptr;
-    // FX_MODDOWN*: in2 / in2_b (t0 / t1) in PACKED Q LIMBS (XF 9 with mb, else XF 10)
+    // FX_MODDOWN*: in2 / in2_b (t0 / t1) in PACKED Q LIMBS (XF 9 with mb, else XF 10), and the
+    // pair between the passes in PACKED COLUMNS (the first pass stores them so: modup1_cols_kernel
+    // for FX_MODDOWN1; XF 6, in place on the conversion's packed output, for FX_MODDOWN), where
+    // ks_packed holds
     bool packed_t = false;
     size_t run = 0;                                  // FX_MODUP1: map entries per source limb
     // n >= 2^13: only the last pass (forward: the rows, after a cols_only call; inverse: the
@@ -2481,7 +2491,11 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
 #define COLS1(GB1)                                                                                 \
     (XF1 == 4 && ring->dev->f64                                                                    \
          ? launch_modup_cols<GB1>(ring, level, map ? fx.run : level, out, in, out_b, in_b, map,    \
-                                  aux, st, FX == FX_MODUP1 && cols_only && ks_packed(ring))        \
+                                  aux, st,                                                         \
+                                  ((FX == FX_MODUP1 && cols_only) ||                               \
+                                   (FX == FX_MODDOWN1 && fx.packed_t)) && ks_packed(ring))         \
+     : FX == FX_MODDOWN && GB1 >= 7 && fx.packed_t && ks_packed(ring)                              \
+         ? COLS(GB1, false, in, nullptr, false, in_b, (GB1 >= 7 ? 6 : XF1))                        \
          : COLS(GB1, false, in, nullptr, false, in_b, XF1))
     // three passes, n = 2^18 .. 2^20 (T, M) = (5, 5), (6, 5), (6, 6)
 // clang-format on

@@ -409,9 +409,11 @@ hepa_status _hepa_ks_modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint
 }
 
 /* ModDown's start on the device, enqueued through `on`: the inverse NTT of t0 / t1's P limbs in
- * place, then with conv their conversion to the l Q limbs into tmp (the pair at tmp, tmp + l·n). */
+ * place, then with conv their conversion to the l Q limbs into tmp (the pair at tmp, tmp + l·n;
+ * with pack in PACKED COLUMNS where the device packs them, for _hepa_dev_ntt_moddown's packed
+ * first pass). */
 static hepa_status dev_moddown_p(const hepa_ks *ks, const hepa_ring *on, size_t l, uint64_t *t0,
-                                 uint64_t *t1, uint64_t *tmp, int conv) {
+                                 uint64_t *t1, uint64_t *tmp, int conv, int pack) {
     const size_t n = on->n, K = ks->K;
     const uint32_t *pm = ks->dmaps + ks->p_map[l];
     hepa_status s;
@@ -424,8 +426,9 @@ static hepa_status dev_moddown_p(const hepa_ks *ks, const hepa_ring *on, size_t 
     if (s != HEPA_OK || !conv) return s;
     const uint64_t *tab = ks->dtabs + ks->down_tab[l];
     const uint64_t smax = hepa_conv_smax(ks->tabs + ks->down_tab[l]);
-    const hepa_conv_job jobs[2] = {{tab, t0 + l * n, tmp, NULL, 0, 0, smax},
-                                   {tab, t1 + l * n, tmp + l * n, NULL, 0, 0, smax}};
+    const int pk = pack && _hepa_dev_ks_packed(on);
+    const hepa_conv_job jobs[2] = {{tab, t0 + l * n, tmp, NULL, 0, pk, smax},
+                                   {tab, t1 + l * n, tmp + l * n, NULL, 0, pk, smax}};
     return _hepa_dev_conv(on, jobs, 2, K, 1);
 }
 
@@ -434,14 +437,15 @@ static hepa_status dev_moddown_p(const hepa_ks *ks, const hepa_ring *on, size_t 
  * K > 1 the conversion, and the forward NTT's passes but the last, into tmp; phase 2 the last
  * pass, with the subtract-and-scale and the adds; phase 0 both. Phase 1 reads and writes only
  * t0 / t1's P limbs and tmp, so it may run beside the row pass of the Q limbs. packed: t0 / t1's
- * Q limbs are in PACKED Q LIMBS (modup_inner's pack_q). */
+ * Q limbs are in PACKED Q LIMBS (modup_inner's pack_q), and the pair between the passes goes in
+ * PACKED COLUMNS (where the device packs them). */
 static hepa_status dev_moddown(const hepa_ks *ks, const hepa_ring *on, size_t l, uint64_t *out0,
                                uint64_t *out1, uint64_t *t0, uint64_t *t1, uint64_t *tmp,
                                const uint64_t *add0, const uint64_t *add1,
                                const hepa_tensor_in *tens, int packed, int phase) {
     const size_t n = on->n, K = ks->K;
     if (phase != 2) {
-        const hepa_status s = dev_moddown_p(ks, on, l, t0, t1, tmp, K > 1);
+        const hepa_status s = dev_moddown_p(ks, on, l, t0, t1, tmp, K > 1, packed);
         if (s != HEPA_OK) return s;
     }
     /* fused: the subtract-and-scale (and the adds) in the NTT's last pass and, for K = 1, the
@@ -467,7 +471,7 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
         if (r->log_n >= 13)
             return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, tens, packed, 0);
         hepa_status s;
-        if ((s = dev_moddown_p(ks, r, l, t0, t1, tmp, 1)) != HEPA_OK ||
+        if ((s = dev_moddown_p(ks, r, l, t0, t1, tmp, 1, 0)) != HEPA_OK ||
             (s = _hepa_dev_ntt_forward2(r, l, tmp, tmp, tmp + l * n, tmp + l * n)) != HEPA_OK)
             return s;
         return _hepa_dev_sub_scale(r, l, 2, out0, t0, tmp, out1, t1, tmp + l * n, ks->pinv,
