@@ -73,6 +73,12 @@ int _hepa_dev_ks_packed(const struct hepa_ring *ring) {
     (void)ring;
     return 0;
 }
+hepa_status _hepa_dev_ntt_moddownn_cols(const struct hepa_ring *ring, size_t level, size_t K,
+                                        uint64_t *mid, const uint64_t *coef, const uint32_t *map,
+                                        const uint64_t *tab) {
+    (void)ring, (void)level, (void)K, (void)mid, (void)coef, (void)map, (void)tab;
+    return HEPA_ERR_NO_DEVICE;
+}
 hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, size_t K,
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
                                     const uint64_t *ext, const uint64_t *c,

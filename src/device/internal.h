@@ -190,6 +190,16 @@ hepa_status _hepa_dev_ntt_modupn_cols(const struct hepa_ring *ring, size_t level
  * n = 2^15 .. 2^17; see src/ntt/ntt_cuda.cu): the conversion jobs of digits of 2 or more limbs
  * then set hepa_conv_job::pack. */
 int _hepa_dev_ks_packed(const struct hepa_ring *ring);
+/* ModDown's first NTT pass with its conversion fused in, K = 2 or 3 special primes, where
+ * _hepa_dev_ks_packed holds (HEPA_ERR_UNSUPPORTED otherwise): coef = t0's K coefficient-domain
+ * P limbs, t1's the same E·n words further (E = level + K: hepa_keyswitch_add's layout), each
+ * converted exactly with the device conversion table tab (conv_core.h: K sources, level targets)
+ * to the level Q limbs and column-transformed into mid (the pair: limb i of t_p at data limb
+ * p·level + i, map: 2·level entries) in PACKED COLUMNS, for _hepa_dev_ntt_moddown's last pass
+ * (phase 2, packed_t). modupn_cols_kernel with the two polynomials as its digits. */
+hepa_status _hepa_dev_ntt_moddownn_cols(const struct hepa_ring *ring, size_t level, size_t K,
+                                        uint64_t *mid, const uint64_t *coef, const uint32_t *map,
+                                        const uint64_t *tab);
 hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, size_t K,
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
                                     const uint64_t *ext, const uint64_t *c,

@@ -2285,9 +2285,10 @@ cudaError_t launch_modup_cols(const hepa_ring *ring, size_t count, size_t run, u
 template <int GB, int NS>
 cudaError_t launch_modupn_cols(const hepa_ring *ring, unsigned j0, unsigned digits, unsigned alpha,
                                unsigned run, unsigned nt, uint64_t *ext, const uint64_t *coef,
-                               const uint32_t *map, const ModupnTabs &tabs, cudaStream_t st) {
+                               const uint32_t *map, const ModupnTabs &tabs, cudaStream_t st,
+                               size_t blocks = HEPA_MODUP_COLS_BLOCKS) {
     const size_t tiles = 256 / 8;
-    size_t groups = (HEPA_MODUP_COLS_BLOCKS + tiles * digits - 1) / (tiles * digits);
+    size_t groups = (blocks + tiles * digits - 1) / (tiles * digits);
     groups = groups < 1 ? 1 : groups > nt ? nt : groups;
     const size_t G = (nt + groups - 1) / groups;
     groups = (nt + G - 1) / G;
@@ -2307,17 +2308,18 @@ template <int GB>
 cudaError_t launch_modupn_cols_any(const hepa_ring *ring, unsigned ns, unsigned j0, unsigned digits,
                                    unsigned alpha, unsigned run, unsigned nt, uint64_t *ext,
                                    const uint64_t *coef, const uint32_t *map,
-                                   const ModupnTabs &tabs, cudaStream_t st) {
+                                   const ModupnTabs &tabs, cudaStream_t st,
+                                   size_t blocks = HEPA_MODUP_COLS_BLOCKS) {
     switch (ns) {
     case 1:
-        return launch_modupn_cols<GB, 1>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs,
-                                         st);
+        return launch_modupn_cols<GB, 1>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs, st,
+                                         blocks);
     case 2:
-        return launch_modupn_cols<GB, 2>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs,
-                                         st);
+        return launch_modupn_cols<GB, 2>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs, st,
+                                         blocks);
     case 3:
-        return launch_modupn_cols<GB, 3>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs,
-                                         st);
+        return launch_modupn_cols<GB, 3>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs, st,
+                                         blocks);
     default:
         return cudaErrorInvalidValue;
     }
@@ -2816,6 +2818,45 @@ extern "C" hepa_status _hepa_dev_ntt_modupn_cols(const hepa_ring *ring, size_t l
 
 extern "C" int _hepa_dev_ks_packed(const hepa_ring *ring) {
     return ks_packed(ring);
+}
+
+// MODDOWN CONVERSION IN THE COLUMN PASS (K = 2, 3): modupn_cols_kernel with the pair's two
+// polynomials as its digits (its `alpha` is the digits' source stride in limbs: E here), in place
+// of the conversion kernel (one pair of coefficients per thread, 20% occupancy) writing the
+// targets and the column pass reading them back. It runs on the helper stream beside the Q
+// limbs' fused row pass, where each block takes away from that pass: a grid of about
+// HEPA_MODDOWN_COLS_BLOCKS blocks (448 at 2^16/33: 5 targets per block) was the best of those
+// measured. H100, same call, two rounds, hepa_mul_relin / rotate µs at 2^16/33 (conversion
+// kernel -> fused with 2048 / 1024 / 512 blocks): P = 3 586.0, 586.3 -> 585.9, 587.2 / 582.6,
+// 582.6 / 576.1, 576.8 and rotate 568.9, 567.1 -> 567.1, 569.6 / 565.3, 565.0 / 560.3, 558.4;
+// P = 2 697.8, 700.8 -> 699.4, 698.3 / 696.0, 696.6 / 690.3, 690.8 and rotate 683.0, 681.2 ->
+// 683.3, 682.8 / 679.0, 680.2 / 675.1, 672.9. (Without the helper chain's conversion at all, an
+// experiment with wrong results, P = 3 took 559 µs; without its whole first part, 507.)
+#ifndef HEPA_MODDOWN_COLS_BLOCKS
+#define HEPA_MODDOWN_COLS_BLOCKS 512
+#endif
+extern "C" hepa_status _hepa_dev_ntt_moddownn_cols(const hepa_ring *ring, size_t level, size_t K,
+                                                   uint64_t *mid, const uint64_t *coef,
+                                                   const uint32_t *map, const uint64_t *tab) {
+    if (!ks_packed(ring) || K < 2 || K > 3 || level == 0) return HEPA_ERR_UNSUPPORTED;
+    ModupnTabs tb{};
+    tb.t[0] = tb.t[1] = tab;
+    cudaStream_t st = (cudaStream_t)ring->dev->stream;
+    const unsigned ns = (unsigned)K, stride = (unsigned)(level + K), l = (unsigned)level;
+    const size_t blocks = HEPA_MODDOWN_COLS_BLOCKS;
+    cudaError_t e;
+    switch (ring->log_n) {
+    case 15:
+        e = launch_modupn_cols_any<7>(ring, ns, 0, 2, stride, l, l, mid, coef, map, tb, st, blocks);
+        break;
+    case 16:
+        e = launch_modupn_cols_any<8>(ring, ns, 0, 2, stride, l, l, mid, coef, map, tb, st, blocks);
+        break;
+    default:
+        e = launch_modupn_cols_any<9>(ring, ns, 0, 2, stride, l, l, mid, coef, map, tb, st, blocks);
+        break;
+    }
+    return _hepa_dev_status(e, "ModDown conversion + column pass");
 }
 
 extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t level, size_t K,

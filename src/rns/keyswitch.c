@@ -18,7 +18,9 @@ struct hepa_ks {
     size_t *up_map;   /* [L+1]: offset into maps of the ModUp NTT map of a level; its length */
     size_t *up_map_len;
     size_t *p_map;    /* [L+1]: offset of the map of a level's K P limbs, then K more for the
-                       * same limbs E·n words further (t1 after t0: ModDown's pair in one launch) */
+                       * same limbs E·n words further (t1 after t0: ModDown's pair in one launch),
+                       * then 2l for ModDown's targets (data limb p·l + i of the pair between its
+                       * passes, modulus i; _hepa_dev_ntt_moddownn_cols) */
     uint64_t *tabs;   /* host tables, tabs_words */
     uint32_t *maps;   /* host maps, maps_len */
     size_t tabs_words, maps_len, dmax;
@@ -100,6 +102,9 @@ static void build_levels(hepa_ks *ks) {
         }
         for (size_t k = 0; k < K; ++k, ++mw)
             if (ks->maps) ks->maps[mw] = (uint32_t)((E + l + k) << 8 | (L + k));
+        for (size_t p = 0; p < 2; ++p)
+            for (size_t i = 0; i < l; ++i, ++mw)
+                if (ks->maps) ks->maps[mw] = (uint32_t)((p * l + i) << 8 | i);
         for (size_t i = 0; i < l; ++i) dst[i] = i;
         if (ks->tabs) {
             ks->down_tab[l] = tw;
@@ -445,8 +450,19 @@ static hepa_status dev_moddown(const hepa_ks *ks, const hepa_ring *on, size_t l,
                                const hepa_tensor_in *tens, int packed, int phase) {
     const size_t n = on->n, K = ks->K;
     if (phase != 2) {
-        const hepa_status s = dev_moddown_p(ks, on, l, t0, t1, tmp, K > 1, packed);
+        /* MODDOWN CONVERSION IN THE COLUMN PASS (K = 2, 3, PACKED COLUMNS, keyswitch_run's
+         * layout): the first NTT pass converts as it loads */
+        const int fuse =
+            K >= 2 && K <= 3 && packed && _hepa_dev_ks_packed(on) && t1 == t0 + (l + K) * n;
+        hepa_status s = dev_moddown_p(ks, on, l, t0, t1, tmp, K > 1 && !fuse, packed);
         if (s != HEPA_OK) return s;
+        if (fuse) {
+            s = _hepa_dev_ntt_moddownn_cols(on, l, K, tmp, t0 + l * n,
+                                            ks->dmaps + ks->p_map[l] + 2 * K,
+                                            ks->dtabs + ks->down_tab[l]);
+            if (s != HEPA_OK || phase == 1) return s;
+            phase = 2; /* the last pass remains */
+        }
     }
     /* fused: the subtract-and-scale (and the adds) in the NTT's last pass and, for K = 1, the
      * conversion in its first; tmp holds the pair between the passes */
