@@ -930,6 +930,11 @@ __device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *
 //     computed as it stores (MODDOWN TENSOR below).
 // F64: the kernel runs FP64 butterflies for its limbs with q < 2^47 (FP64 LIMBS), launched for
 // rings that have such a limb.
+// The sizes whose key switching hands FP64 limbs below 2^40 between passes in 5 bytes (PACKED
+// COLUMNS, PACKED Q LIMBS): ks_packed on the host, the XF 9 / 10 loads in the kernel.
+__host__ __device__ constexpr bool ks_packed_logn(unsigned logn) {
+    return logn >= 15 && logn <= 17;
+}
 // tile_body is one block's work: block (bx, by), thread tid (ntt_tile_kernel passes its own
 // indices; ntt2_kernel the ones its work item names).
 #ifndef HEPA_XF1_NORED
@@ -1025,7 +1030,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // stored them with pack_q: FP64 limbs below 2^40 where ks_packed holds (F64 kernels: the
     // ring has FP64 limbs; a limb below 2^40 is one)
     const bool ipk =
-        (XF == 9 || XF == 10) && F64 && lc.q < HEPA_KSK_PACK_BELOW && logn >= 15 && logn <= 17;
+        (XF == 9 || XF == 10) && F64 && lc.q < HEPA_KSK_PACK_BELOW && ks_packed_logn(logn);
 
     // XF2 PREFETCH. XF 2 reads in2 (and acc) only as it stores, after the stages: without a
     // prefetch those loads start a DRAM round trip when the block is done with everything else.
@@ -1049,17 +1054,17 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
                 pfb(limb + (size_t)bx * (R * 256 * 4), R * 256 * 4);
                 pfb(limb + 4 * n + (size_t)bx * (R * 256), R * 256);
             };
-            if (XF == 9) { // (thread 0 works on out's rows: in2 is t0 here)
+            auto pft = [&](const uint64_t *p) { // t0 / t1, packed or not
                 if (ipk)
-                    pf5(in2), pf5(in2_b);
+                    pf5(p);
                 else
-                    pf(in2), pf(in2_b);
+                    pf(p);
+            };
+            if (XF == 9) { // (thread 0 works on out's rows: in2 is t0 here)
+                pft(in2), pft(in2_b);
                 pf(acc), pf(acc_b), pf(mb), pf(mb_b);
             } else {
-                if (ipk)
-                    pf5(in2);
-                else
-                    pf(in2);
+                pft(in2);
                 if (acc) pf(acc);
             }
         }
@@ -1161,9 +1166,9 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_mod_mul(in[gx], in2[gx], &mod); // [0, q)
         } else if ((XF == 6 && xpk) || ((XF == 9 || XF == 10) && ipk)) {
-            // the word of PACKED COLUMNS by hand (XF 9 / 10: ModDown's pair between its passes,
-            // packed where t0 / t1 are) (ksk_layout.h; a call gave other address
-            // arithmetic, different PTX, not measured)
+            // the word of PACKED COLUMNS by hand (ksk_layout.h; a call gave other address
+            // arithmetic, different PTX, not measured); XF 9 / 10: ModDown's pair between its
+            // passes, packed where t0 / t1 are
             const uint32_t *lo = reinterpret_cast<const uint32_t *>(in + off);
             v[k] = lo[gx - off] |
                    (uint64_t) reinterpret_cast<const uint8_t *>(lo)[4 * n + hepa_pcol_hi(gx - off)]
@@ -1569,7 +1574,7 @@ __global__ void __launch_bounds__(128, HEPA_MULROWS_MINB)
 // All decide with ks_packed and the limb's q.
 constexpr uint64_t KS_PACK_BELOW = HEPA_KSK_PACK_BELOW; // 2^40, as the keys (ksk_layout.h)
 bool ks_packed(const hepa_ring *ring) {
-    return ring->dev->f64 && ring->log_n >= 15 && ring->log_n <= 17;
+    return ring->dev->f64 && ks_packed_logn(ring->log_n);
 }
 
 // MODUP COLUMNS (modup1_cols_kernel): the column pass (n in [2^13, 2^17], forward, not the
@@ -2489,7 +2494,8 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
                fx.acc, fx.acc_b, fx.mb, fx.mb_b))
     // the forward column pass of n = 2^13 .. 2^17; XF 4's runs sharing a source (FX_MODUP1: of
     // `run` map entries; FX_MODDOWN1: all `level` limbs) in modup1_cols_kernel on rings with
-    // FP64 limbs
+    // FP64 limbs; FX_MODDOWN with packed_t: XF 6 on the conversion's PACKED COLUMNS (only n =
+    // 2^15 .. 2^17, GB1 >= 7, pack: the XF argument keeps XF 6 kernels for smaller n unbuilt)
 #define COLS1(GB1)                                                                                 \
     (XF1 == 4 && ring->dev->f64                                                                    \
          ? launch_modup_cols<GB1>(ring, level, map ? fx.run : level, out, in, out_b, in_b, map,    \

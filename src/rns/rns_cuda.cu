@@ -345,9 +345,10 @@ extern "C" hepa_status _hepa_dev_tensor(const hepa_ring *ring, size_t level, uin
                                         uint64_t *d1, uint64_t *d2, const uint64_t *a0,
                                         const uint64_t *a1, const uint64_t *b0,
                                         const uint64_t *b1) {
+    if (!d0 != !d1) return HEPA_ERR_INVALID_ARGUMENT; /* d0, d1 both or neither */
     const size_t pairs = level * ring->n / 2;
     cudaStream_t st = (cudaStream_t)ring->dev->stream;
-    if (!d0 && !d1)
+    if (!d0)
         tensor_kernel<true><<<blocks_for(pairs), kThreads, 0, st>>>(
             d0, d1, d2, a0, a1, b0, b1, ring->dev->limbs, (int)ring->log_n, pairs);
     else
