@@ -2831,15 +2831,26 @@ extern "C" int _hepa_dev_ks_packed(const hepa_ring *ring) {
 // of the conversion kernel (one pair of coefficients per thread, 20% occupancy) writing the
 // targets and the column pass reading them back. It runs on the helper stream beside the Q
 // limbs' fused row pass, where each block takes away from that pass: a grid of about
-// HEPA_MODDOWN_COLS_BLOCKS blocks (448 at 2^16/33: 5 targets per block) was the best of those
+// HEPA_MODDOWN_COLS_BLOCKS blocks (256 at 2^16/33: 9 targets per block) was the best of those
 // measured. H100, same call, two rounds, hepa_mul_relin / rotate µs at 2^16/33 (conversion
 // kernel -> fused with 2048 / 1024 / 512 blocks): P = 3 586.0, 586.3 -> 585.9, 587.2 / 582.6,
 // 582.6 / 576.1, 576.8 and rotate 568.9, 567.1 -> 567.1, 569.6 / 565.3, 565.0 / 560.3, 558.4;
 // P = 2 697.8, 700.8 -> 699.4, 698.3 / 696.0, 696.6 / 690.3, 690.8 and rotate 683.0, 681.2 ->
 // 683.3, 682.8 / 679.0, 680.2 / 675.1, 672.9. (Without the helper chain's conversion at all, an
 // experiment with wrong results, P = 3 took 559 µs; without its whole first part, 507.)
+// Then fewer (548c079, two calls, two rounds each, hepa_mul_relin µs; 256 asks 4 groups of 9
+// targets: 256 blocks): P = 3 512: 576.0, 576.0, 575.1, 575.8 -> 256: 571.8, 573.0, 571.5,
+// 572.0, 192: 576.0, 576.6, 128: 585.7, 585.1, 64: 649.9, 648.9; P = 2 512: 690.0, 690.2,
+// 693.6, 689.2 -> 256: 681.4, 682.0, 683.1, 682.7, 192: 689.2, 128: 740.7, 64: 881.5. Each
+// block that runs beside the Q rows takes a row block's place there; below 256 the chain
+// itself becomes the longer path. (Timeline at P = 3, cudaEvents on both streams, 512: the P
+// rows end 98 µs after the fork, ModDown's inverse NTT 40 µs later, this pass 92 µs after
+// that, 5 µs before the Q rows, which alone end 73 µs sooner.) K = 4 fused the same way
+// (modupn_cols_kernel<GB, 4>, 80 KiB, 2 blocks per SM) measured 599.0, 600.2 µs with 512
+// blocks, 592.4, 591.3 with 256 and 587.1, 588.7 with 192, against 588.3 to 591.7 for the
+// conversion kernel and XF 6: within noise, so K = 4 keeps the two steps.
 #ifndef HEPA_MODDOWN_COLS_BLOCKS
-#define HEPA_MODDOWN_COLS_BLOCKS 512
+#define HEPA_MODDOWN_COLS_BLOCKS 256
 #endif
 extern "C" hepa_status _hepa_dev_ntt_moddownn_cols(const hepa_ring *ring, size_t level, size_t K,
                                                    uint64_t *mid, const uint64_t *coef,

@@ -428,9 +428,10 @@ Test(gpu_rns, keyswitch_small) {
      * 7 = 3 + 3 + 1 and 5 = 2 + 2 + 1: a one-limb last digit among longer ones */
     check_keyswitch(32768, 7, 3, 0, 40);
     check_keyswitch(65536, 5, 2, 0, 40);
-    /* digits of 4 limbs (6 = 4 + 2: the conversion kernel and XF 6; alpha 4 is not fused) and
-     * the mixed routes of modupn_cols_kernel */
+    /* digits of 4 limbs (6 = 4 + 2: the conversion kernel and XF 6, for ModUp and for ModDown's
+     * K = 4; at 2^16 beside the helper stream) and the mixed routes of modupn_cols_kernel */
     check_keyswitch(32768, 6, 4, 0, 40);
+    check_keyswitch(65536, 5, 4, 0, 40);
     check_keyswitch_mixed2(32768);
 }
 
@@ -443,6 +444,7 @@ Test(gpu_rns, keyswitch_issue_shapes) {
     check_keyswitch(1 << 18, 3, 1, 0, 50); /* fused ModUp through a three-pass NTT */
     check_keyswitch(1 << 18, 4, 2, 0, 50); /* digits of 2 limbs through a three-pass NTT */
     check_keyswitch(1 << 17, 5, 3, 0, 40); /* digits of 3 + 2 limbs at 2^17 (modupn_cols_kernel) */
+    check_keyswitch(1 << 17, 6, 4, 0, 40); /* K = 4 at 2^17: ModDown's two steps */
     check_keyswitch_mixed2(65536);         /* its mixed routes beside the helper stream */
 }
 
