@@ -2790,6 +2790,25 @@ extern "C" hepa_status _hepa_dev_ntt_modup_cols(const hepa_ring *ring, size_t co
     return _hepa_dev_status(e, "ModUp NTT (passes before the last)");
 }
 
+// launch_modupn_cols_any for the ring's n (2^15 .. 2^17: ks_packed), on the ring's stream
+static cudaError_t launch_modupn_cols_n(const hepa_ring *ring, unsigned ns, unsigned j0,
+                                        unsigned digits, unsigned alpha, unsigned run, unsigned nt,
+                                        uint64_t *ext, const uint64_t *coef, const uint32_t *map,
+                                        const ModupnTabs &tabs, size_t blocks) {
+    cudaStream_t st = (cudaStream_t)ring->dev->stream;
+    switch (ring->log_n) {
+    case 15:
+        return launch_modupn_cols_any<7>(ring, ns, j0, digits, alpha, run, nt, ext, coef, map, tabs,
+                                         st, blocks);
+    case 16:
+        return launch_modupn_cols_any<8>(ring, ns, j0, digits, alpha, run, nt, ext, coef, map, tabs,
+                                         st, blocks);
+    default:
+        return launch_modupn_cols_any<9>(ring, ns, j0, digits, alpha, run, nt, ext, coef, map, tabs,
+                                         st, blocks);
+    }
+}
+
 extern "C" hepa_status _hepa_dev_ntt_modupn_cols(const hepa_ring *ring, size_t level, size_t E,
                                                  size_t alpha, uint64_t *ext, const uint64_t *coef,
                                                  const uint32_t *map, const uint64_t *const *tabs) {
@@ -2800,25 +2819,15 @@ extern "C" hepa_status _hepa_dev_ntt_modupn_cols(const hepa_ring *ring, size_t l
     ModupnTabs tb{};
     for (size_t j = 0; j < dn; ++j)
         tb.t[j] = tabs[j];
-    cudaStream_t st = (cudaStream_t)ring->dev->stream;
     const unsigned full = (unsigned)(level / alpha), last = (unsigned)(level % alpha);
     const unsigned run = (unsigned)(E - alpha), a = (unsigned)alpha;
     cudaError_t e = cudaSuccess;
-    auto launch = [&](unsigned ns, unsigned j0, unsigned digits, unsigned nt) {
-        switch (ring->log_n) {
-        case 15:
-            return launch_modupn_cols_any<7>(ring, ns, j0, digits, a, run, nt, ext, coef, map, tb,
-                                             st);
-        case 16:
-            return launch_modupn_cols_any<8>(ring, ns, j0, digits, a, run, nt, ext, coef, map, tb,
-                                             st);
-        default:
-            return launch_modupn_cols_any<9>(ring, ns, j0, digits, a, run, nt, ext, coef, map, tb,
-                                             st);
-        }
-    };
-    if (full) e = launch(a, 0, full, run);
-    if (e == cudaSuccess && last) e = launch(last, full, 1, (unsigned)(E - last));
+    if (full)
+        e = launch_modupn_cols_n(ring, a, 0, full, a, run, run, ext, coef, map, tb,
+                                 HEPA_MODUP_COLS_BLOCKS);
+    if (e == cudaSuccess && last)
+        e = launch_modupn_cols_n(ring, last, full, 1, a, run, (unsigned)(E - last), ext, coef, map,
+                                 tb, HEPA_MODUP_COLS_BLOCKS);
     return _hepa_dev_status(e, "ModUp conversion + column pass");
 }
 
@@ -2858,21 +2867,9 @@ extern "C" hepa_status _hepa_dev_ntt_moddownn_cols(const hepa_ring *ring, size_t
     if (!ks_packed(ring) || K < 2 || K > 3 || level == 0) return HEPA_ERR_UNSUPPORTED;
     ModupnTabs tb{};
     tb.t[0] = tb.t[1] = tab;
-    cudaStream_t st = (cudaStream_t)ring->dev->stream;
-    const unsigned ns = (unsigned)K, stride = (unsigned)(level + K), l = (unsigned)level;
-    const size_t blocks = HEPA_MODDOWN_COLS_BLOCKS;
-    cudaError_t e;
-    switch (ring->log_n) {
-    case 15:
-        e = launch_modupn_cols_any<7>(ring, ns, 0, 2, stride, l, l, mid, coef, map, tb, st, blocks);
-        break;
-    case 16:
-        e = launch_modupn_cols_any<8>(ring, ns, 0, 2, stride, l, l, mid, coef, map, tb, st, blocks);
-        break;
-    default:
-        e = launch_modupn_cols_any<9>(ring, ns, 0, 2, stride, l, l, mid, coef, map, tb, st, blocks);
-        break;
-    }
+    const unsigned l = (unsigned)level;
+    const cudaError_t e = launch_modupn_cols_n(ring, (unsigned)K, 0, 2, (unsigned)(level + K), l, l,
+                                               mid, coef, map, tb, HEPA_MODDOWN_COLS_BLOCKS);
     return _hepa_dev_status(e, "ModDown conversion + column pass");
 }
 
