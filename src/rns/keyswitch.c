@@ -413,6 +413,12 @@ hepa_status _hepa_ks_modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint
     return modup_inner(ks, l, t0, t1, ext, c, tmp, key, 0);
 }
 
+/* Whether t1 follows t0 in keyswitch_run's scratch (t1 = t0 + (l + K)·n, hepa_keyswitch_add's
+ * layout): ModDown's P-limb map and its fused column pass take the pair as one buffer then. */
+static int pair_adjacent(const hepa_ks *ks, size_t l, const uint64_t *t0, const uint64_t *t1) {
+    return t1 == t0 + (l + ks->K) * ks->ring->n;
+}
+
 /* ModDown's start on the device, enqueued through `on`: the inverse NTT of t0 / t1's P limbs in
  * place, then with conv their conversion to the l Q limbs into tmp (the pair at tmp, tmp + l·n;
  * with pack in PACKED COLUMNS where the device packs them, for _hepa_dev_ntt_moddown's packed
@@ -422,9 +428,9 @@ static hepa_status dev_moddown_p(const hepa_ks *ks, const hepa_ring *on, size_t 
     const size_t n = on->n, K = ks->K;
     const uint32_t *pm = ks->dmaps + ks->p_map[l];
     hepa_status s;
-    /* one launch when t1 follows t0 (hepa_keyswitch_add's layout; single-limb transforms are
-     * latency bound: two launches of 2^16 took 27 µs on an H100) */
-    if (t1 == t0 + (l + K) * n)
+    /* one launch when t1 follows t0 (single-limb transforms are latency bound: two launches of
+     * 2^16 took 27 µs on an H100) */
+    if (pair_adjacent(ks, l, t0, t1))
         s = _hepa_dev_ntt_map(on, 1, t0, t0, pm, 2 * K);
     else if ((s = _hepa_dev_ntt_map(on, 1, t0, t0, pm, K)) == HEPA_OK)
         s = _hepa_dev_ntt_map(on, 1, t1, t1, pm, K);
@@ -453,7 +459,7 @@ static hepa_status dev_moddown(const hepa_ks *ks, const hepa_ring *on, size_t l,
         /* MODDOWN CONVERSION IN THE COLUMN PASS (K = 2, 3, PACKED COLUMNS, keyswitch_run's
          * layout): the first NTT pass converts as it loads */
         const int fuse =
-            K >= 2 && K <= 3 && packed && _hepa_dev_ks_packed(on) && t1 == t0 + (l + K) * n;
+            K >= 2 && K <= 3 && packed && _hepa_dev_ks_packed(on) && pair_adjacent(ks, l, t0, t1);
         hepa_status s = dev_moddown_p(ks, on, l, t0, t1, tmp, K > 1 && !fuse, packed);
         if (s != HEPA_OK) return s;
         if (fuse) {
