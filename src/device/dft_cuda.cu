@@ -60,6 +60,7 @@
 #include "device/grid_sync.cuh"
 #include "device/internal.h"
 #include "hepa/dft.h"
+#include "host/env.h"
 #include "host/roots.h"
 
 namespace {
@@ -2058,8 +2059,7 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     // cluster kernel stays where the device cannot run it, or with HEPA_DFT_NO_L2SQ set: on an
     // H100 that is how the tests reach it). Items per launch must fit an unsigned.
     unsigned l2sq_d = 0, l2sq_r = 0;
-    const char *nol2 = getenv("HEPA_DFT_NO_L2SQ");
-    const bool l2sq = !(nol2 && *nol2 && strcmp(nol2, "0") != 0) && use_stk && cc_mode(mode) &&
+    const bool l2sq = !_hepa_env_flag("HEPA_DFT_NO_L2SQ") && use_stk && cc_mode(mode) &&
                       se.cluster > 1 && l2sq_at(mode, logn) &&
                       batch * l2sq_items(logn) < ((size_t)1 << 31) &&
                       l2sq_setup(mode, elem, logn, batch, &l2sq_d, &l2sq_r);
@@ -2139,8 +2139,7 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
     }
     if (use_stk) {
         if (se.cluster > 1 && !cc_mode(mode) && e == cudaSuccess) {
-            const char *tc = getenv("HEPA_DFT_THREAD_COPY"); // see g_dft_thread_copy
-            const int v = tc && *tc && strcmp(tc, "0") != 0;
+            const int v = _hepa_env_flag("HEPA_DFT_THREAD_COPY"); // see g_dft_thread_copy
             e = cudaMemcpyToSymbol(g_dft_thread_copy, &v, sizeof v);
         }
         p->stk = logn;

@@ -9,9 +9,8 @@
  *   inverse: values stay in [0, 2q); the last stage folds in the n^(-1) scaling
  *            (n_inv for the sum, n_inv·ψ^(-rev(1)) for the difference). */
 #include <stdatomic.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "host/env.h"
 #include "ntt/internal.h"
 
 int _hepa_ntt_use_avx512(void) {
@@ -20,8 +19,7 @@ int _hepa_ntt_use_avx512(void) {
     static _Atomic int use = -1;
     int u = atomic_load_explicit(&use, memory_order_relaxed);
     if (u < 0) {
-        const char *off = getenv("HEPA_NO_AVX512");
-        u = _hepa_cpu_has_avx512() && !(off && *off && strcmp(off, "0") != 0);
+        u = _hepa_cpu_has_avx512() && !_hepa_env_flag("HEPA_NO_AVX512");
         atomic_store_explicit(&use, u, memory_order_relaxed);
     }
     return u;
