@@ -7,6 +7,8 @@
 #include <stdlib.h>
 
 #include "hepa/hepa.h"
+#include "hepa/primes.h"
+#include "hepa/sample.h"
 
 #define HK(x)                                                                                      \
     do {                                                                                           \
@@ -20,8 +22,6 @@
 /* The NTT drivers' set-up (ntt_profile.c, ntt_b2b.c): from the arguments LOG2_N L BITS, a CUDA
  * ring of L primes of BITS bits and one polynomial of uniform words in the coefficient domain
  * (fixed seed). Returns 0, or 2 after a usage message. */
-#include "hepa/primes.h"
-#include "hepa/sample.h"
 static inline int exp_ntt_setup(int argc, char **argv, hepa_ring **r, hepa_poly **p, size_t *L) {
     if (argc != 4) {
         fprintf(stderr, "usage: %s LOG2_N L BITS  (e.g. 16 34 40)\n", argv[0]);
