@@ -506,7 +506,9 @@ __device__ __forceinline__ void cp_async_wait_but_last() {
 // global read or write of data another kernel produces or consumes), then lets the next grid be
 // scheduled (pdl_trigger). So stream order holds as without PDL; what is saved is the launch
 // latency between dependent kernels, the next grid's blocks being resident when this one ends.
-// Without the attribute (older devices, other launchers) the wait does nothing.
+// Without the attribute (older devices, other launchers) the wait does nothing. The tile
+// kernels run the wait in tile_body (PW), the last pass's FP64 row tiles after a prologue that
+// reads only the ring's tables (PDL PROLOGUE there).
 // Measured on an H100 (same calls, against no PDL): forward / inverse NTT 2^16/34 60-bit cold
 // 51.3 -> 49.7, 57.2 -> 55.5 µs; negacyclic multiply 158 -> 151. modup1_cols_kernel is launched
 // without the attribute: with PDL on all three, tensor + key switch at 2^17/61/P=1 measured
@@ -943,11 +945,14 @@ __host__ __device__ constexpr bool ks_packed_logn(unsigned logn) {
 #ifndef HEPA_XF2_F64
 #define HEPA_XF2_F64 1 // FP64 SUBTRACT-AND-SCALE (0: the integer form for every limb)
 #endif
+#ifndef HEPA_NTT_PRO
+#define HEPA_NTT_PRO 1 // PDL PROLOGUE (0: the tile kernels wait for the grid before first)
+#endif
 #ifndef HEPA_XF2_PREFETCH
 #define HEPA_XF2_PREFETCH 1
 #endif
 template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG, int XF,
-          bool F64>
+          bool F64, bool PW = false>
 __device__ __forceinline__ void
 tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *out,
           const uint64_t *in, const uint64_t *in2, const uint64_t *__restrict__ tables,
@@ -981,6 +986,12 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // entry by gives the data limb (high bits) and the modulus index (low 8 bits); an
     // inverse pair with a map (the pair rescale's last limbs) reads entry by - level for
     // in_b (forward kernels leave it out: it changed their register allocation).
+    // PW (ntt_tile_kernel): this body runs the PDL wait itself, after the PDL PROLOGUE below
+    // for the last pass's row tiles without a map (a map's entries are read first), at the top
+    // for the others
+    constexpr bool PRO = PW && STG && LAST && HEPA_NTT_PRO;
+    if constexpr (PW)
+        if (!PRO || map) pdl_wait(), pdl_trigger();
     int limb = by;
     size_t dlimb;
     bool pb = false; // the second polynomial of a pair (XF 9: out_b = d1's output)
@@ -1072,6 +1083,25 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
 #endif
     Ctx c = ctx_of(lc, tables, n, limb, INV);
     ctx_f64<F64>(c, lc, tables, n, INV); // FP64 LIMBS
+    // PDL PROLOGUE (the last pass's row tiles, FP64 limbs): the row's twiddles are generated
+    // (GENERATED ROW TWIDDLES, from the ring's tables, which no kernel writes) before the PDL
+    // wait, so that the blocks made resident while the first pass is finishing have them ready
+    // when its data are visible (before, the generation ran after the data loads in every block).
+    // The XF2 PREFETCH above may also run before the wait: it is a hint, and every write lands
+    // in L2, so it cannot bring in a stale line. H100, same call, two rounds each, 40-bit, µs
+    // (bench/results/2026-11-27-h100-ntt-pdl-prologue.md):
+    // forward 2^16/34 26.6-26.7 -> 25.4-25.5 hot, 30.8-30.9 -> 29.7 cold; NTT-domain rescale of
+    // a ciphertext at 2^16/33 71.0-71.8 -> 66.1-66.9; inverse, 60-bit rings and hepa_mul_relin
+    // unchanged. Not the inverse's first pass (also row tiles): it follows whatever came before
+    // the call (an event, in hepa-bench), and there the prologue only delayed the data loads:
+    // inverse 2^16/34 cold 31.6 -> 33.2. The integer rows' twiddle copies issued before the wait
+    // gained nothing (60-bit forward 43.9 -> 44.2 hot), so they stay after the data loads.
+    if constexpr (PRO) {
+        if (F64 && c.f64)
+            c.twsd = gen_row_twiddles_f64(c, smem_dyn + (size_t)TILES * TPT * 8, tid / TPT,
+                                          gx0 >> 8, lane);
+        if (!map) pdl_wait(), pdl_trigger();
+    }
 
     // load with the load mapping (see load_map)
     constexpr Map lm = LoadMap<GB, CB, INV>::value;
@@ -1188,7 +1218,9 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
             // rescale and of ModDown, which runs mostly on pairs whose two blocks of a row share
             // copied twiddles through L2, generating and copying measured the same: 87.5-88.3
             // µs per NTT-domain rescale of a ciphertext at 2^16/33, H100)
-            if constexpr (FP)
+            if constexpr (PRO && FP) {
+                // (made above, PDL PROLOGUE)
+            } else if constexpr (FP)
                 c.twsd = gen_row_twiddles_f64(c, base, tid / TPT, gx0 >> 8, lane);
             else
                 c.tws = stage_row_twiddles(c.tw, base, tid / TPT, gx0 >> 8, n, lane);
@@ -1318,9 +1350,8 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
                     const uint32_t *__restrict__ map, const uint64_t *__restrict__ aux,
                     const uint64_t *in2_b, const uint64_t *acc, const uint64_t *acc_b,
                     const uint64_t *mb, const uint64_t *mb_b) {
-    pdl_wait(); // PDL
-    pdl_trigger();
-    tile_body<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, F64>(
+    // (the PDL wait and trigger: in tile_body, PW)
+    tile_body<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, F64, true>(
         blockIdx.x, blockIdx.y, threadIdx.x, out, in, in2, tables, limbs, logn, tile_stride,
         seg_bits, seg_stride, out_b, in_b, level, map, aux, in2_b, acc, acc_b, mb, mb_b);
 }
