@@ -1094,8 +1094,9 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // a ciphertext at 2^16/33 71.0-71.8 -> 66.1-66.9; inverse, 60-bit rings and hepa_mul_relin
     // unchanged. Not the inverse's first pass (also row tiles): it follows whatever came before
     // the call (an event, in hepa-bench), and there the prologue only delayed the data loads:
-    // inverse 2^16/34 cold 31.6 -> 33.2. The integer rows' twiddle copies issued before the wait
-    // gained nothing (60-bit forward 43.9 -> 44.2 hot), so they stay after the data loads.
+    // inverse 2^16/34 cold 31.6-31.7 -> 33.1-33.3. The integer rows' twiddle copies issued
+    // before the wait gained nothing (60-bit forward 43.9 -> 44.2 hot), so they stay after the
+    // data loads.
     if constexpr (PRO) {
         if (F64 && c.f64)
             c.twsd = gen_row_twiddles_f64(c, smem_dyn + (size_t)TILES * TPT * 8, tid / TPT,
