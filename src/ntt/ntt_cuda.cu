@@ -948,6 +948,9 @@ __host__ __device__ constexpr bool ks_packed_logn(unsigned logn) {
 #ifndef HEPA_NTT_PRO
 #define HEPA_NTT_PRO 1 // PDL PROLOGUE (0: the tile kernels wait for the grid before first)
 #endif
+#ifndef HEPA_NTT_PRO_WAVE
+#define HEPA_NTT_PRO_WAVE 1 // the prologue in the first wave's blocks only (0: in every block)
+#endif
 #ifndef HEPA_XF2_PREFETCH
 #define HEPA_XF2_PREFETCH 1
 #endif
@@ -1097,8 +1100,29 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // inverse 2^16/34 cold 31.6-31.7 -> 33.1-33.3. The integer rows' twiddle copies issued
     // before the wait gained nothing (60-bit forward 43.9 -> 44.2 hot), so they stay after the
     // data loads.
+    // FIRST WAVE ONLY (WAVE): only the first wave's blocks can be resident before the grid
+    // ahead ends. A later block starts once a block of this grid has finished, so its wait
+    // returns at once, and twiddles made first would only delay its data loads (as in the
+    // inverse's first pass, above); those blocks generate after the loads, as before. The first
+    // wave: the first nsmid·BPS blocks in launch order (x fastest), BPS the blocks an SM holds
+    // at the launch bounds' 1024 threads (%nsmid, at least the SM count, may overcount a little:
+    // a few later blocks then take the prologue too; either order gives the same words). H100,
+    // same call, two rounds, 40-bit, µs (bench/results/2026-11-27-h100-ntt-prologue-wave.md):
+    // forward 2^20/16 (16 waves) 331.2-333.0 -> 325.0-325.3 hot, 330.4-332.5 -> 324.1-327.2
+    // cold; 2^16/34 (2 waves) 25.2-25.4 -> 25.2 hot, 29.7-29.9 -> 29.6-29.7 cold. Not for the
+    // subtract-and-scale stores (XSS: the rescale, ModDown): there it measured 0.3 µs slower on
+    // average (NTT-domain rescale of a ciphertext at 2^16/33, eight runs each), so those
+    // kernels take the prologue in every block (their code is unchanged by this).
+    constexpr bool WAVE = PRO && HEPA_NTT_PRO_WAVE && !XSS;
+    bool pro = true;
+    if constexpr (WAVE) {
+        constexpr unsigned BPS = 1024 / (TILES * TPT);
+        unsigned nsm;
+        asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
+        pro = by * gridDim.x + bx < nsm * BPS;
+    }
     if constexpr (PRO) {
-        if (F64 && c.f64)
+        if (pro && F64 && c.f64)
             c.twsd = gen_row_twiddles_f64(c, smem_dyn + (size_t)TILES * TPT * 8, tid / TPT,
                                           gx0 >> 8, lane);
         if (!map) pdl_wait(), pdl_trigger();
@@ -1220,7 +1244,8 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
             // copied twiddles through L2, generating and copying measured the same: 87.5-88.3
             // µs per NTT-domain rescale of a ciphertext at 2^16/33, H100)
             if constexpr (PRO && FP) {
-                // (made above, PDL PROLOGUE)
+                if constexpr (WAVE) // (else made above, PDL PROLOGUE)
+                    if (!pro) c.twsd = gen_row_twiddles_f64(c, base, tid / TPT, gx0 >> 8, lane);
             } else if constexpr (FP)
                 c.twsd = gen_row_twiddles_f64(c, base, tid / TPT, gx0 >> 8, lane);
             else
