@@ -1510,6 +1510,9 @@ template <typename T> __device__ __forceinline__ void launder(const T *&p) {
 #ifndef HEPA_MULROWS_MINB
 #define HEPA_MULROWS_MINB 5
 #endif
+#ifndef HEPA_MULROWS_PRO
+#define HEPA_MULROWS_PRO 1 // MULROWS PROLOGUE (0: off, for A/Bs)
+#endif
 __host__ __device__ constexpr unsigned mulrows_words(bool stg, bool any_int) {
     return !stg ? 256 : any_int ? 768 : 512;
 }
@@ -1518,8 +1521,7 @@ __global__ void __launch_bounds__(128, HEPA_MULROWS_MINB)
     ntt_mulrows_kernel(uint64_t *out, const uint64_t *fa, const uint64_t *fb,
                        const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
                        unsigned logn, unsigned W) {
-    pdl_wait(); // PDL
-    pdl_trigger();
+    // (the PDL wait and trigger: below, after the MULROWS PROLOGUE)
     extern __shared__ uint64_t smem_dyn[];
     constexpr Schedule sf = Sched<8, 0, false>::value, si = Sched<8, 0, true>::value;
     constexpr Map lf = LoadMap<8, 0, false>::value, li = LoadMap<8, 0, true>::value;
@@ -1534,6 +1536,23 @@ __global__ void __launch_bounds__(128, HEPA_MULROWS_MINB)
     const size_t off = (size_t)limb * n + gx0;
     Ctx cf = ctx_of(limbs[limb], tables, n, limb, false);
     ctx_f64<F64>(cf, limbs[limb], tables, n, false);
+    // MULROWS PROLOGUE: as the PDL PROLOGUE and FIRST WAVE ONLY of tile_body, the forward
+    // row twiddles of an FP64 limb are generated before the wait in the first wave's blocks
+    // (HEPA_MULROWS_MINB of them per SM, the launch bounds' minimum), after the data loads in
+    // the others. The kernel follows the forward column pass (PDL), so those blocks are
+    // resident before its end. H100, same call, three rounds, negacyclic multiply 40-bit, µs
+    // (bench/results/2026-11-27-h100-ntt-prologue-wave.md): 2^16/34 82.0-82.2 -> 81.1-81.5
+    // hot, 82.0-82.4 -> 81.1-81.5 cold; 2^17/64 about 0.5 faster cold, unchanged hot; 2^16/8
+    // 29.7-30.0 -> 28.9-29.0 cold. Registers unchanged (96, no spills).
+    bool pro = false;
+    if constexpr (STG && F64 && HEPA_MULROWS_PRO) {
+        unsigned nsm;
+        asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
+        pro = cf.f64 && blockIdx.y * gridDim.x + blockIdx.x < nsm * HEPA_MULROWS_MINB;
+        if (pro) cf.twsd = gen_row_twiddles_f64(cf, area, 0, row, lane);
+    }
+    pdl_wait(); // PDL
+    pdl_trigger();
     const unsigned b0 = load_base<8, 0, false>(lane, 0);
     uint64_t v[8];
 #pragma unroll
@@ -1543,9 +1562,9 @@ __global__ void __launch_bounds__(128, HEPA_MULROWS_MINB)
         constexpr bool FP = decltype(fp)::value;
         uint64_t *park = area + (STG ? (FP ? 256 : 512) : 0);
         if constexpr (STG) {
-            if constexpr (FP)
-                cf.twsd = gen_row_twiddles_f64(cf, area, 0, row, lane);
-            else
+            if constexpr (FP) {
+                if (!pro) cf.twsd = gen_row_twiddles_f64(cf, area, 0, row, lane);
+            } else
                 cf.tws = stage_row_twiddles(cf.tw, area, 0, row, n, lane);
         }
         ulonglong2 tw[4];
