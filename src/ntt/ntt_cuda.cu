@@ -524,6 +524,13 @@ __device__ __forceinline__ void pdl_trigger() {
     asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
+// %nsmid: at least the SM count (it may overcount a little). FIRST WAVE ONLY (tile_body) and
+// the MULROWS PROLOGUE count a grid's first wave as the first nsmid() times blocks-per-SM blocks.
+__device__ __forceinline__ unsigned nsmid() {
+    unsigned n;
+    asm("mov.u32 %0, %%nsmid;" : "=r"(n));
+    return n;
+}
 
 // Copies the 255 twiddle pairs of row `row` (n >> 8 rows of 256 elements) into warp-private
 // shared memory: tile `tile`'s 256 pairs at base + 512·tile words (see STAGED TWIDDLES). The
@@ -1117,8 +1124,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     bool pro = true;
     if constexpr (WAVE) {
         constexpr unsigned BPS = 1024 / (TILES * TPT);
-        unsigned nsm;
-        asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
+        const unsigned nsm = nsmid();
         pro = by * gridDim.x + bx < nsm * BPS;
     }
     if constexpr (PRO) {
@@ -1546,8 +1552,7 @@ __global__ void __launch_bounds__(128, HEPA_MULROWS_MINB)
     // 29.7-30.0 -> 28.9-29.0 cold. Registers unchanged (96, no spills).
     bool pro = false;
     if constexpr (STG && F64 && HEPA_MULROWS_PRO) {
-        unsigned nsm;
-        asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
+        const unsigned nsm = nsmid();
         pro = cf.f64 && blockIdx.y * gridDim.x + blockIdx.x < nsm * HEPA_MULROWS_MINB;
         if (pro) cf.twsd = gen_row_twiddles_f64(cf, area, 0, row, lane);
     }
