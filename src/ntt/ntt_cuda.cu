@@ -962,7 +962,7 @@ __host__ __device__ constexpr bool ks_packed_logn(unsigned logn) {
 #define HEPA_XF2_PREFETCH 1
 #endif
 template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG, int XF,
-          bool F64, bool PW = false>
+          bool F64, bool PW = false, int BPSX = 0>
 __device__ __forceinline__ void
 tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *out,
           const uint64_t *in, const uint64_t *in2, const uint64_t *__restrict__ tables,
@@ -1112,8 +1112,9 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // returns at once, and twiddles made first would only delay its data loads (as in the
     // inverse's first pass, above); those blocks generate after the loads, as before. The first
     // wave: the first nsmid·BPS blocks in launch order (x fastest), BPS the blocks an SM holds
-    // at the launch bounds' 1024 threads (%nsmid, at least the SM count, may overcount a little:
-    // a few later blocks then take the prologue too; either order gives the same words). H100,
+    // at the launch bounds' 1024 threads, or BPSX (ntt_tile_kernel9's 9) (%nsmid, at least the
+    // SM count, may overcount a little: a few later blocks then take the prologue too; either
+    // order gives the same words). H100,
     // same call, two rounds, 40-bit, µs (bench/results/2026-11-27-h100-ntt-prologue-wave.md):
     // forward 2^20/16 (16 waves) 331.2-333.0 -> 325.0-325.3 hot, 330.4-332.5 -> 324.1-327.2
     // cold; 2^16/34 (2 waves) 25.2-25.4 -> 25.2 hot, 29.7-29.9 -> 29.6-29.7 cold. Not for the
@@ -1123,7 +1124,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     constexpr bool WAVE = PRO && HEPA_NTT_PRO_WAVE && !XSS;
     bool pro = true;
     if constexpr (WAVE) {
-        constexpr unsigned BPS = 1024 / (TILES * TPT);
+        constexpr unsigned BPS = BPSX ? BPSX : 1024 / (TILES * TPT);
         const unsigned nsm = nsmid();
         pro = by * gridDim.x + bx < nsm * BPS;
     }
@@ -1384,6 +1385,39 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
                     const uint64_t *mb, const uint64_t *mb_b) {
     // (the PDL wait and trigger: in tile_body, PW)
     tile_body<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, F64, true>(
+        blockIdx.x, blockIdx.y, threadIdx.x, out, in, in2, tables, limbs, logn, tile_stride,
+        seg_bits, seg_stride, out_b, in_b, level, map, aux, in2_b, acc, acc_b, mb, mb_b);
+}
+// NINE ROW BLOCKS PER SM (ntt_tile_kernel9): the last pass of a plain FP64 forward transform
+// (XF 8, rows of 4 tiles, 128 threads) built for 9 resident blocks per SM instead of 8, a cap of
+// 56 registers instead of 64 (ptxas: 56, no spills; the 8-block build takes 64). launch_tile
+// takes it where the row grid is more than one wave at 8 blocks per SM; smaller grids fill
+// fewer slots than the SMs hold, and there the tighter cap only lengthens each block. H100, same
+// call, three rounds, 40-bit, hepa-bench --gpu-suite, µs (bench/results/
+// 2026-11-27-h100-ntt-rows9.md):
+//   2^16/34 25.3 -> 24.6-24.8 hot, 29.7-29.9 -> 29.2 cold; 2^16/64 45.4-46.1 -> 44.9-45.2 hot,
+//   53.3-53.6 -> 52.4-52.6 cold; 2^17/15 (two launches) 25.1-25.2 -> 24.4-24.6 hot; one wave or
+//   less (2^16/8, 2^17/8, taking it always): 0.2-0.3 slower, so the rule.
+// The other kernels keep the 1024-thread bound. Nine blocks for every forward last-pass row
+// kernel measured no faster for the 60-bit forward (2^16/34 44.0 hot either way) and slower
+// for the NTT-domain rescale (66.1-66.7 -> 67.1-68.2 µs at 2^16/33; its FP64 build spills 8
+// bytes at 56 registers, ModDown's 16-20); the inverse's first pass at 9 blocks and the column
+// pass at 5 blocks of 256 (spills) were no faster either (bench/results/
+// 2026-11-27-h200-ntt-f64-occupancy-small-limbs.md).
+#ifndef HEPA_NTT_ROWS9
+#define HEPA_NTT_ROWS9 1 // 0: the 8-block build everywhere (for A/Bs)
+#endif
+template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG, int XF,
+          bool F64>
+__global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)), 9)
+    ntt_tile_kernel9(uint64_t *out, const uint64_t *in, const uint64_t *in2,
+                     const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
+                     unsigned logn, unsigned tile_stride, unsigned seg_bits, unsigned seg_stride,
+                     uint64_t *out_b, const uint64_t *in_b, unsigned level,
+                     const uint32_t *__restrict__ map, const uint64_t *__restrict__ aux,
+                     const uint64_t *in2_b, const uint64_t *acc, const uint64_t *acc_b,
+                     const uint64_t *mb, const uint64_t *mb_b) {
+    tile_body<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, F64, true, 9>(
         blockIdx.x, blockIdx.y, threadIdx.x, out, in, in2, tables, limbs, logn, tile_stride,
         seg_bits, seg_stride, out_b, in_b, level, map, aux, in2_b, acc, acc_b, mb, mb_b);
 }
@@ -2333,6 +2367,10 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     // (XF 9, a pair: both polynomials' rows in each block, PAIR BLOCKS in tile_body)
     dim3 grid((unsigned)(XF == 9 ? 2 * tiles / TILES : tiles / TILES),
               (unsigned)(out_b && XF != 9 ? 2 * level : level));
+    // NINE ROW BLOCKS PER SM: where the row grid is more than one wave of 8 blocks per SM
+    if constexpr (XF == 8 && !INV && LAST && STG && TILES * TPT == 128)
+        if (HEPA_NTT_ROWS9 && (size_t)grid.x * grid.y > (size_t)ring->dev->sms * 8)
+            kern = ntt_tile_kernel9<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, true>;
     return launch_k(true, ring, kern, grid, TILES * TPT, smem, st, out, in, in2,
                     (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
                     (unsigned)ring->log_n, tile_stride, seg_bits, seg_stride, out_b, in_b,
