@@ -1112,7 +1112,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // returns at once, and twiddles made first would only delay its data loads (as in the
     // inverse's first pass, above); those blocks generate after the loads, as before. The first
     // wave: the first nsmid·BPS blocks in launch order (x fastest), BPS the blocks an SM holds
-    // at the launch bounds' 1024 threads, or BPSX (ntt_tile_kernel9's 9) (%nsmid, at least the
+    // at the launch bounds' 1024 threads, or BPSX (ntt_tile_kernel's MINB) (%nsmid, at least the
     // SM count, may overcount a little: a few later blocks then take the prologue too; either
     // order gives the same words). H100,
     // same call, two rounds, 40-bit, µs (bench/results/2026-11-27-h100-ntt-prologue-wave.md):
@@ -1371,11 +1371,12 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
 // The tile kernel: one block runs tile_body for its (blockIdx.x, blockIdx.y).
 // At least 1024 resident threads per SM (a cap of 64 registers per thread): without it the
 // compiler gave the 512-thread column kernel of n = 2^17 72 registers, one block per SM, and
-// the forward NTT at n = 2^17, L = 64 went from 203 to 225 µs on an H100.
+// the forward NTT at n = 2^17, L = 64 went from 203 to 225 µs on an H100. MINB > 0: built for
+// MINB blocks per SM instead (NINE ROW BLOCKS PER SM, below).
 template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG, int XF,
-          bool F64>
+          bool F64, int MINB = 0>
 __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
-                                  1024 / (TILES * (1 << (GB + CB - 3))))
+                                  MINB ? MINB : 1024 / (TILES * (1 << (GB + CB - 3))))
     ntt_tile_kernel(uint64_t *out, const uint64_t *in, const uint64_t *in2,
                     const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
                     unsigned logn, unsigned tile_stride, unsigned seg_bits, unsigned seg_stride,
@@ -1384,13 +1385,13 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
                     const uint64_t *in2_b, const uint64_t *acc, const uint64_t *acc_b,
                     const uint64_t *mb, const uint64_t *mb_b) {
     // (the PDL wait and trigger: in tile_body, PW)
-    tile_body<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, F64, true>(
+    tile_body<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, F64, true, MINB>(
         blockIdx.x, blockIdx.y, threadIdx.x, out, in, in2, tables, limbs, logn, tile_stride,
         seg_bits, seg_stride, out_b, in_b, level, map, aux, in2_b, acc, acc_b, mb, mb_b);
 }
-// NINE ROW BLOCKS PER SM (ntt_tile_kernel9): the last pass of a plain FP64 forward transform
-// (XF 8, rows of 4 tiles, 128 threads) built for 9 resident blocks per SM instead of 8, a cap of
-// 56 registers instead of 64 (ptxas: 56, no spills; the 8-block build takes 64). launch_tile
+// NINE ROW BLOCKS PER SM (ntt_tile_kernel, MINB = 9): the last pass of a plain FP64 forward
+// transform (XF 8, rows of 4 tiles, 128 threads) built for 9 resident blocks per SM, not 8: a
+// cap of 56 registers instead of 64 (ptxas: 56, no spills; the 8-block build takes 64). launch_tile
 // takes it where the row grid is more than one wave at 8 blocks per SM; smaller grids fill
 // fewer slots than the SMs hold, and there the tighter cap only lengthens each block. H100, same
 // call, three rounds, 40-bit, hepa-bench --gpu-suite, µs (bench/results/
@@ -1407,20 +1408,6 @@ __global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)),
 #ifndef HEPA_NTT_ROWS9
 #define HEPA_NTT_ROWS9 1 // 0: the 8-block build everywhere (for A/Bs)
 #endif
-template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG, int XF,
-          bool F64>
-__global__ void __launch_bounds__(TILES *(1 << (GB + CB - 3)), 9)
-    ntt_tile_kernel9(uint64_t *out, const uint64_t *in, const uint64_t *in2,
-                     const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
-                     unsigned logn, unsigned tile_stride, unsigned seg_bits, unsigned seg_stride,
-                     uint64_t *out_b, const uint64_t *in_b, unsigned level,
-                     const uint32_t *__restrict__ map, const uint64_t *__restrict__ aux,
-                     const uint64_t *in2_b, const uint64_t *acc, const uint64_t *acc_b,
-                     const uint64_t *mb, const uint64_t *mb_b) {
-    tile_body<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, F64, true, 9>(
-        blockIdx.x, blockIdx.y, threadIdx.x, out, in, in2, tables, limbs, logn, tile_stride,
-        seg_bits, seg_stride, out_b, in_b, level, map, aux, in2_b, acc, acc_b, mb, mb_b);
-}
 
 // TWO PASSES IN ONE LAUNCH (ntt2_kernel; n = 2^16 and 2^17, the plain transforms: one
 // polynomial, a pair, or mapped limbs; see launch_ntt2 for where). The two passes of a transform
@@ -2370,7 +2357,7 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     // NINE ROW BLOCKS PER SM: where the row grid is more than one wave of 8 blocks per SM
     if constexpr (XF == 8 && !INV && LAST && STG && TILES * TPT == 128)
         if (HEPA_NTT_ROWS9 && (size_t)grid.x * grid.y > (size_t)ring->dev->sms * 8)
-            kern = ntt_tile_kernel9<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, true>;
+            kern = ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, true, 9>;
     return launch_k(true, ring, kern, grid, TILES * TPT, smem, st, out, in, in2,
                     (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
                     (unsigned)ring->log_n, tile_stride, seg_bits, seg_stride, out_b, in_b,
