@@ -962,7 +962,7 @@ __host__ __device__ constexpr bool ks_packed_logn(unsigned logn) {
 #define HEPA_XF2_PREFETCH 1
 #endif
 template <int GB, int CB, int S, int TILES, bool INV, bool FUSED, bool LAST, bool STG, int XF,
-          bool F64, bool PW = false, int BPSX = 0>
+          bool F64, bool PW = false, int MINB = 0>
 __device__ __forceinline__ void
 tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *out,
           const uint64_t *in, const uint64_t *in2, const uint64_t *__restrict__ tables,
@@ -1112,7 +1112,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // returns at once, and twiddles made first would only delay its data loads (as in the
     // inverse's first pass, above); those blocks generate after the loads, as before. The first
     // wave: the first nsmid·BPS blocks in launch order (x fastest), BPS the blocks an SM holds
-    // at the launch bounds' 1024 threads, or BPSX (ntt_tile_kernel's MINB) (%nsmid, at least the
+    // at the launch bounds' 1024 threads, or MINB where given (%nsmid, at least the
     // SM count, may overcount a little: a few later blocks then take the prologue too; either
     // order gives the same words). H100,
     // same call, two rounds, 40-bit, µs (bench/results/2026-11-27-h100-ntt-prologue-wave.md):
@@ -1124,7 +1124,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     constexpr bool WAVE = PRO && HEPA_NTT_PRO_WAVE && !XSS;
     bool pro = true;
     if constexpr (WAVE) {
-        constexpr unsigned BPS = BPSX ? BPSX : 1024 / (TILES * TPT);
+        constexpr unsigned BPS = MINB ? MINB : 1024 / (TILES * TPT);
         const unsigned nsm = nsmid();
         pro = by * gridDim.x + bx < nsm * BPS;
     }
@@ -2354,9 +2354,11 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     // (XF 9, a pair: both polynomials' rows in each block, PAIR BLOCKS in tile_body)
     dim3 grid((unsigned)(XF == 9 ? 2 * tiles / TILES : tiles / TILES),
               (unsigned)(out_b && XF != 9 ? 2 * level : level));
-    // NINE ROW BLOCKS PER SM: where the row grid is more than one wave of 8 blocks per SM
+    // NINE ROW BLOCKS PER SM: where the row grid is more than one wave of the 1024-thread
+    // build's blocks (8 per SM)
     if constexpr (XF == 8 && !INV && LAST && STG && TILES * TPT == 128)
-        if (HEPA_NTT_ROWS9 && (size_t)grid.x * grid.y > (size_t)ring->dev->sms * 8)
+        if (HEPA_NTT_ROWS9 &&
+            (size_t)grid.x * grid.y > (size_t)ring->dev->sms * (1024 / (TILES * TPT)))
             kern = ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, true, 9>;
     return launch_k(true, ring, kern, grid, TILES * TPT, smem, st, out, in, in2,
                     (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
