@@ -120,6 +120,9 @@ __host__ __device__ constexpr bool lane_bits_smem(int GB, int CB, bool INV) {
 #ifndef HEPA_NTT_INV_LOAD_LOW
 #define HEPA_NTT_INV_LOAD_LOW 2
 #endif
+#ifndef HEPA_NTT_VLOAD
+#define HEPA_NTT_VLOAD 2 // VECTOR LOADS (tile_body)
+#endif
 
 namespace {
 
@@ -1200,8 +1203,61 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
                 xr_loads(std::true_type{});
         }
     }
+    // VECTOR LOADS (VLD): where the load mapping puts the slots on e-bits 0..2 of a tile of
+    // adjacent words (inverse row and single tiles, HEPA_NTT_INV_LOAD_LOW), a thread's eight
+    // words are 64 contiguous bytes, and eight 8-byte loads make each warp instruction touch 32
+    // sectors for 8 bytes apiece. Instead, where in + lbase is 16-byte aligned (else the loop
+    // below), four 16-byte loads; or, in the staged row tiles of the F64 kernels (VCP: the first
+    // pass of the inverse at n >= 2^16 on rings with FP64 limbs), the warp copies its row with
+    // coalesced 16-byte cp.async (L2 to shared memory, past L1) into the tile's exchange buffer,
+    // chunk c at c ^ (c >> 2 & 7) so that the 16-byte reads of any 8 lanes hit 8 different bank
+    // groups, and each thread reads its words from there just before the stages.
+    // HEPA_NTT_VLOAD: 2 both (as said), 1 the 16-byte loads only, 0 neither.
+    constexpr bool VLD = HEPA_NTT_VLOAD && CB == 0 && S == 0 && lm.ps[0] == 0 &&
+                         lm.ps[1] == 1 && lm.ps[2] == 2 && !FUSED && (XF == 0 || XF == 8);
+    constexpr bool VCP = VLD && HEPA_NTT_VLOAD >= 2 && TPT == 32 && PW && STG && F64;
+    bool vld = false, vcp = false;
+    if constexpr (VLD) {
+        vld = (reinterpret_cast<uintptr_t>(in + lbase) & 15u) == 0;
+        vcp = VCP && vld;
+        if (vcp) {
+            const uint64_t *row = in + off + gx0; // the tile's row (lanes: e-bits 3..7)
+#pragma unroll
+            for (unsigned j = 0; j < 4; ++j) {
+                const unsigned ch = lane + 32 * j;
+                cp_async16(smem + 2 * (ch ^ (ch >> 2 & 7u)), row + 2 * ch);
+            }
+            cp_async_commit();
+        } else if (vld) {
+            const ulonglong2 *p = reinterpret_cast<const ulonglong2 *>(in + lbase);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const ulonglong2 t = p[j];
+                v[2 * j] = t.x;
+                v[2 * j + 1] = t.y;
+            }
+        }
+    }
+    // the thread's words from the exchange buffer (VCP)
+    auto vcp_read = [&]() {
+        if constexpr (VCP) {
+            if (vcp) {
+                cp_async_wait_all();
+                __syncwarp();
+#pragma unroll
+                for (unsigned j = 0; j < 4; ++j) {
+                    const unsigned ch = 4 * lane + j;
+                    const ulonglong2 t =
+                        *reinterpret_cast<const ulonglong2 *>(smem + 2 * (ch ^ (ch >> 2 & 7u)));
+                    v[2 * j] = t.x;
+                    v[2 * j + 1] = t.y;
+                }
+            }
+        }
+    };
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
+        if (VLD && vld) break;
         const size_t gx = slot_addr(b0, lbase, SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k));
         if (XF == 1) { // the rescale's correction; aux[0] = q_last / 2, aux[1 + 3·limb] = q_last mod q
             if (xr64) continue; // (above)
@@ -1258,6 +1314,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
             else
                 c.tws = stage_row_twiddles(c.tw, base, tid / TPT, gx0 >> 8, n, lane);
         }
+        vcp_read();
         ulonglong2 tw[4];
         prefetch_step<GB, CB, S, INV, LAST, STG, FP, 0>(tw, c, lane, warp, gx0, logn);
         if constexpr (FP) {
