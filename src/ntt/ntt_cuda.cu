@@ -1212,9 +1212,19 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // coalesced 16-byte cp.async (L2 to shared memory, past L1) into the tile's exchange buffer,
     // chunk c at c ^ (c >> 2 & 7) so that the 16-byte reads of any 8 lanes hit 8 different bank
     // groups, and each thread reads its words from there just before the stages.
-    // HEPA_NTT_VLOAD: 2 both (as said), 1 the 16-byte loads only, 0 neither.
-    constexpr bool VLD = HEPA_NTT_VLOAD && CB == 0 && S == 0 && lm.ps[0] == 0 &&
-                         lm.ps[1] == 1 && lm.ps[2] == 2 && !FUSED && (XF == 0 || XF == 8);
+    // HEPA_NTT_VLOAD: 2 both (as said), 1 the 16-byte loads only, 0 neither. H100, same calls,
+    // 40-bit inverse, hot / cold µs, 0 -> 2 (bench/results/2026-11-28-h100-ntt-vector-loads.md):
+    // 2^16/34 29.6-29.7 / 31.3-31.4 -> 27.5-27.6 / 29.6-29.7, 2^16/64 54.2-54.6 / 57.4-57.6 ->
+    // 50.5 / 55.1-55.2, 2^17/15 30.5-30.6 / 32.2-32.3 -> 28.5-28.8 / 30.0-30.1, 2^17/64 114.6-114.7
+    // / 113.9-114.0 -> 113.4-113.6 / 112.6-112.7, 2^15/34 17.6-17.9 / 19.7-19.8 -> 16.7-16.9 /
+    // 19.1-19.2, 2^12/34 9.7 / 10.1 -> 8.9-9.0 / 9.3-9.5; 60-bit 2^16/34 48.7 / 49.4-49.5 ->
+    // 49.0-49.1 / 49.5. The choice per kernel is measured: the copies in every one-warp row tile
+    // (also ntt2_kernel's, the integer rows and 2^15's unstaged ones) were slower there (60-bit
+    // 2^16/34 hot 49.0 -> 50.5, 2^17/64 40-bit 114.7 -> 115.8, 2^15/34 16.8 -> 17.7), and a VCP
+    // kernel that kept the 16-byte loads for its integer limbs lost the cold gain at 2^16/34
+    // (31.3 instead of 29.6-29.7; the same copies for its FP64 limbs, different code around them).
+    constexpr bool VLD = HEPA_NTT_VLOAD && CB == 0 && S == 0 && lm.ps[0] == 0 && lm.ps[1] == 1 &&
+                         lm.ps[2] == 2 && !FUSED && (XF == 0 || XF == 8);
     constexpr bool VCP = VLD && HEPA_NTT_VLOAD >= 2 && TPT == 32 && PW && STG && F64;
     bool vld = false, vcp = false;
     if constexpr (VLD) {
