@@ -120,6 +120,9 @@ __host__ __device__ constexpr bool lane_bits_smem(int GB, int CB, bool INV) {
 #ifndef HEPA_NTT_INV_LOAD_LOW
 #define HEPA_NTT_INV_LOAD_LOW 2
 #endif
+#ifndef HEPA_NTT_VLOAD_INT
+#define HEPA_NTT_VLOAD_INT 1 // VECTOR LOADS also in the kernels built without FP64 limbs
+#endif
 #ifndef HEPA_NTT_VLOAD
 #define HEPA_NTT_VLOAD 2 // VECTOR LOADS (tile_body)
 #endif
@@ -1224,7 +1227,8 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // kernel that kept the 16-byte loads for its integer limbs lost the cold gain at 2^16/34
     // (31.3 instead of 29.6-29.7; the same copies for its FP64 limbs, different code around them).
     constexpr bool VLD = HEPA_NTT_VLOAD && CB == 0 && S == 0 && lm.ps[0] == 0 && lm.ps[1] == 1 &&
-                         lm.ps[2] == 2 && !FUSED && (XF == 0 || XF == 8);
+                         lm.ps[2] == 2 && !FUSED && (XF == 0 || XF == 8) &&
+                         (F64 || HEPA_NTT_VLOAD_INT);
     constexpr bool VCP = VLD && HEPA_NTT_VLOAD >= 2 && TPT == 32 && PW && STG && F64;
     bool vld = false, vcp = false;
     if constexpr (VLD) {
