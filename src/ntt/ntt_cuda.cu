@@ -1226,6 +1226,8 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // 2^16/34 hot 49.0 -> 50.5, 2^17/64 40-bit 114.7 -> 115.8, 2^15/34 16.8 -> 17.7), and a VCP
     // kernel that kept the 16-byte loads for its integer limbs lost the cold gain at 2^16/34
     // (31.3 instead of 29.6-29.7; the same copies for its FP64 limbs, different code around them).
+    // In the kernels without FP64 limbs (HEPA_NTT_VLOAD_INT), 60-bit: 2^17/64 167.6-167.9 ->
+    // 166.4-166.7, 2^12/34 12.5-12.7 -> 12.2-12.4, 2^16/34 and 2^15/34 0.2-0.3 slower.
     constexpr bool VLD = HEPA_NTT_VLOAD && CB == 0 && S == 0 && lm.ps[0] == 0 && lm.ps[1] == 1 &&
                          lm.ps[2] == 2 && !FUSED && (XF == 0 || XF == 8) &&
                          (F64 || HEPA_NTT_VLOAD_INT);
