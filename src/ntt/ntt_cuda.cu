@@ -1232,39 +1232,41 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
                          lm.ps[2] == 2 && !FUSED && (XF == 0 || XF == 8) &&
                          (F64 || HEPA_NTT_VLOAD_INT);
     constexpr bool VCP = VLD && HEPA_NTT_VLOAD >= 2 && TPT == 32 && PW && STG && F64;
-    bool vld = false, vcp = false;
+    // VCP: where 16-byte chunk c of the row sits in the exchange buffer (in words)
+    auto vcp_word = [](unsigned c) { return 2 * (c ^ (c >> 2 & 7u)); };
+    bool vld = false;
     if constexpr (VLD) {
         vld = (reinterpret_cast<uintptr_t>(in + lbase) & 15u) == 0;
-        vcp = VCP && vld;
-        if (vcp) {
-            const uint64_t *row = in + off + gx0; // the tile's row (lanes: e-bits 3..7)
+        if (vld) {
+            if constexpr (VCP) {
+                const uint64_t *row = in + off + gx0; // the tile's row (lanes: e-bits 3..7)
 #pragma unroll
-            for (unsigned j = 0; j < 4; ++j) {
-                const unsigned ch = lane + 32 * j;
-                cp_async16(smem + 2 * (ch ^ (ch >> 2 & 7u)), row + 2 * ch);
-            }
-            cp_async_commit();
-        } else if (vld) {
-            const ulonglong2 *p = reinterpret_cast<const ulonglong2 *>(in + lbase);
+                for (unsigned j = 0; j < 4; ++j) {
+                    const unsigned ch = lane + 32 * j;
+                    cp_async16(smem + vcp_word(ch), row + 2 * ch);
+                }
+                cp_async_commit();
+            } else {
+                const ulonglong2 *p = reinterpret_cast<const ulonglong2 *>(in + lbase);
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const ulonglong2 t = p[j];
-                v[2 * j] = t.x;
-                v[2 * j + 1] = t.y;
+                for (int j = 0; j < 4; ++j) {
+                    const ulonglong2 t = p[j];
+                    v[2 * j] = t.x;
+                    v[2 * j + 1] = t.y;
+                }
             }
         }
     }
     // the thread's words from the exchange buffer (VCP)
     auto vcp_read = [&]() {
         if constexpr (VCP) {
-            if (vcp) {
+            if (vld) {
                 cp_async_wait_all();
                 __syncwarp();
 #pragma unroll
                 for (unsigned j = 0; j < 4; ++j) {
-                    const unsigned ch = 4 * lane + j;
                     const ulonglong2 t =
-                        *reinterpret_cast<const ulonglong2 *>(smem + 2 * (ch ^ (ch >> 2 & 7u)));
+                        *reinterpret_cast<const ulonglong2 *>(smem + vcp_word(4 * lane + j));
                     v[2 * j] = t.x;
                     v[2 * j + 1] = t.y;
                 }
@@ -1273,7 +1275,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     };
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-        if (VLD && vld) break;
+        if (VLD && vld) break; // (VECTOR LOADS did them)
         const size_t gx = slot_addr(b0, lbase, SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k));
         if (XF == 1) { // the rescale's correction; aux[0] = q_last / 2, aux[1 + 3·limb] = q_last mod q
             if (xr64) continue; // (above)
