@@ -1784,22 +1784,51 @@ __device__ __forceinline__ void cols_stages(uint64_t (&v)[8], Ctx &c, uint64_t *
     if constexpr (FP) f64_out(v, c);
 }
 // Their store of the target's words into limb o: the final mapping's slots (fb: the thread's
-// bits under it), in PACKED COLUMNS when packed.
-template <int GB>
+// bits under it), in PACKED COLUMNS when packed. Word k's index is gx0 + ((fb | off_k) << 8) with
+// gx0 < 256 (a column of the 256-word rows) and off_k the slot's bits, disjoint from fb's: so it
+// is the thread's base xb plus a constant, and since hepa_pcol_hi permutes bits, its high byte's
+// index is hepa_pcol_hi(xb) plus a constant too. Both addresses are then computed once and every
+// store takes an immediate offset. (Computed per word in 64 bits, the packed stores were about 13
+// instructions per word: 6.6% of modupn_cols_kernel<8, 3>'s at 2^16/33, P = 3, ncu source
+// counters on an H100.) IMM false keeps the per-word addresses, for modup1_cols_kernel: there the
+// bases made the kernel slower, though it ran 9% fewer instructions (H100, ncu at 2^16/33, P = 1:
+// 421 -> 435 µs, hepa_mul_relin +10 µs, +84 µs at 2^17/61; with IMM, modupn_cols_kernel<8, 3> went
+// 269 -> 259 µs on its own).
+template <int GB, bool IMM>
 __device__ __forceinline__ void cols_store(uint64_t *o, size_t n, unsigned gx0, unsigned fb,
                                            const uint64_t (&v)[8], bool packed) {
     constexpr Schedule sch = Sched<GB, 3, false>::value;
     constexpr Map fm = sch.steps[sch.count - 1].map;
-    if (packed) {
+    if constexpr (!IMM) {
+        if (packed) {
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                hepa_pcol_put(o, n,
+                              gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << 8),
+                              v[k]);
+            return;
+        }
 #pragma unroll
         for (int k = 0; k < 8; ++k)
-            hepa_pcol_put(o, n, gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << 8),
-                          v[k]);
+            o[gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << 8)] = v[k];
         return;
     }
+    const unsigned xb = gx0 + (fb << 8);
+    if (packed) {
+        uint32_t *const lo = reinterpret_cast<uint32_t *>(o) + xb;
+        unsigned char *const hi = reinterpret_cast<unsigned char *>(o) + 4 * n + hepa_pcol_hi(xb);
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            const unsigned off = (unsigned)SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k) << 8;
+            lo[off] = (uint32_t)v[k];
+            hi[hepa_pcol_hi(off)] = (unsigned char)(v[k] >> 32);
+        }
+        return;
+    }
+    uint64_t *const p = o + xb;
 #pragma unroll
     for (int k = 0; k < 8; ++k)
-        o[gx0 + ((fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k)) << 8)] = v[k];
+        p[(unsigned)SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k) << 8] = v[k];
 }
 
 template <int GB>
@@ -1911,7 +1940,8 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
             }
             stages(std::false_type{});
         }
-        cols_store<GB>(out + dlimb * n, n, gx0, fb, v, pack && c.f64 && lc.q < KS_PACK_BELOW);
+        cols_store<GB, false>(out + dlimb * n, n, gx0, fb, v,
+                              pack && c.f64 && lc.q < KS_PACK_BELOW);
     }
 }
 
@@ -1944,6 +1974,9 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
 // under the 64-register cap, and digit 0's launch alone).
 // (An earlier fusion of these digits into ntt_tile_kernel, one target per block, each reading
 // v_k and u back from memory, was slower than the conversion kernel: see hepa_ks_create.)
+#ifndef HEPA_MODUPN_SRC_F64
+#define HEPA_MODUPN_SRC_F64 1 // SOURCE V IN FP64 (0: hepa_conv_v's integer product, for A/Bs)
+#endif
 struct ModupnTabs {
     const uint64_t *t[HEPA_CONV_MAX_JOBS]; // digit j's conversion table (device)
 };
@@ -1984,16 +2017,34 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
             f[s] = 0;
 #pragma unroll
         for (int k = 0; k < NS; ++k) {
+            // (b0's bits and the slots' are disjoint: one base, immediate offsets)
+            const uint64_t *const sk = src + k * n + gx0 + (b0 << S);
             uint64_t x[8];
 #pragma unroll
             for (int s = 0; s < 8; ++s)
-                x[s] =
-                    src[k * n + gx0 + ((b0 | SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(s)) << S)];
+                x[s] = sk[(unsigned)SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(s) << S];
+            if (HEPA_MODUPN_SRC_F64 && src_f64) {
+                // SOURCE V IN FP64: v_k = x·inv_hat_k mod s_k by f64_mulmod_q (s_k < 2^47, x and
+                // inv_hat_k in [0, s_k): exact, |r| < 0.91 s_k) and the sign fix-up, the same
+                // word as hepa_conv_v's, already a double for the fraction and the store. The
+                // integer Shoup product took about 23 of the 48 instructions per source word:
+                // the per-block part was 15.7% of the kernel's instructions at 2^16/33, P = 3.
+                const uint64_t *const sw = tab + 4 + 4 * k; // s_k, inv_hat_k, -, 1/s_k
+                const double sd = u2d(sw[0]), wd = u2d(sw[1]), si = dbl(sw[3]);
 #pragma unroll
-            for (int s = 0; s < 8; ++s) {
-                const uint64_t v = hepa_conv_v(tab, k, x[s]);
-                f[s] = hepa_conv_frac_add(f[s], tab, k, v);
-                vs[(8 * k + s) * T] = src_f64 ? bits(u2d(v)) : v;
+                for (int s = 0; s < 8; ++s) {
+                    const double r = f64_mulmod_q(u2d(x[s]), wd, sd, si);
+                    const double vd = r < 0 ? __dadd_rn(r, sd) : r;
+                    f[s] = __dadd_rn(f[s], __dmul_rn(vd, si)); // = hepa_conv_frac_add
+                    vs[(8 * k + s) * T] = bits(vd);
+                }
+            } else {
+#pragma unroll
+                for (int s = 0; s < 8; ++s) {
+                    const uint64_t v = hepa_conv_v(tab, k, x[s]);
+                    f[s] = hepa_conv_frac_add(f[s], tab, k, v);
+                    vs[(8 * k + s) * T] = v;
+                }
             }
         }
 #pragma unroll
@@ -2046,7 +2097,7 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
                 stages(std::false_type{});
             }
         }
-        cols_store<GB>(ext + dlimb * n, n, gx0, fb, v, c.f64 && lc.q < KS_PACK_BELOW);
+        cols_store<GB, true>(ext + dlimb * n, n, gx0, fb, v, c.f64 && lc.q < KS_PACK_BELOW);
     }
 }
 
