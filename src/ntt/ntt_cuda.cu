@@ -1980,8 +1980,21 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
 struct ModupnTabs {
     const uint64_t *t[HEPA_CONV_MAX_JOBS]; // digit j's conversion table (device)
 };
+// The blocks per SM that its shared memory allows (228 KiB an SM, 1 KiB of it reserved per
+// block), at most 1024 >> GB: the register budget of __launch_bounds__. For NS = 3 that is 3
+// blocks at GB = 8 (80 registers instead of the 64 of 4 blocks, which shared memory never
+// allowed: the 64-register build spilled 36-40 bytes), 6 at GB = 7, 1 at GB = 9; for NS <= 2 it
+// is 1024 >> GB.
+#ifndef HEPA_MODUPN_MINB_SMEM
+#define HEPA_MODUPN_MINB_SMEM 1 // 0: 1024 >> GB blocks everywhere (for A/Bs)
+#endif
+constexpr int modupn_min_blocks(int GB, int NS) {
+    const int by_smem = (228 << 10) / (8 * (8 << GB) * (1 + NS) + 1024);
+    return HEPA_MODUPN_MINB_SMEM && by_smem < (1024 >> GB) ? (by_smem < 1 ? 1 : by_smem)
+                                                           : 1024 >> GB;
+}
 template <int GB, int NS>
-__global__ void __launch_bounds__(1 << GB, 1024 >> GB)
+__global__ void __launch_bounds__(1 << GB, modupn_min_blocks(GB, NS))
     modupn_cols_kernel(uint64_t *ext, const uint64_t *coef, const ModupnTabs tabs,
                        const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
                        unsigned logn, const uint32_t *__restrict__ map, unsigned j0, unsigned alpha,
