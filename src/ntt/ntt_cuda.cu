@@ -1974,6 +1974,9 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
 // under the 64-register cap, and digit 0's launch alone).
 // (An earlier fusion of these digits into ntt_tile_kernel, one target per block, each reading
 // v_k and u back from memory, was slower than the conversion kernel: see hepa_ks_create.)
+#ifndef HEPA_MODUPN_CORR_FMA
+#define HEPA_MODUPN_CORR_FMA 1 // CORRECTION BY PRODUCT (0: the table load, for A/Bs)
+#endif
 #ifndef HEPA_MODUPN_SRC_F64
 #define HEPA_MODUPN_SRC_F64 1 // SOURCE V IN FP64 (0: hepa_conv_v's integer product, for A/Bs)
 #endif
@@ -2083,14 +2086,20 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks(GB, NS))
 #pragma unroll
             for (int k = 0; k < NS; ++k)
                 hd[k] = u2d(hat[k]);
+            // CORRECTION BY PRODUCT: corr[u] = u·corr[1] mod t, and u·corr[1] < NS·t (u <= NS) is
+            // exact in a double; the sum is then below (NS + 0.91·NS)·t < 6t in magnitude, well
+            // within f64_reduce's range, so the word is the same. One product per word instead of
+            // a table load (its address and its conversion).
+            const double c1 = u2d(corr[1]);
 #pragma unroll
             for (int s = 0; s < 8; ++s) {
                 double vd[NS];
 #pragma unroll
                 for (int k = 0; k < NS; ++k)
                     vd[k] = dbl(vs[(8 * k + s) * T]);
-                const double y =
-                    f64_conv_sum<NS>(u2d(corr[(umask >> (4 * s)) & 15u]), vd, hd, c.qd, c.qi);
+                const unsigned u = (umask >> (4 * s)) & 15u;
+                const double cu = HEPA_MODUPN_CORR_FMA ? __dmul_rn((double)u, c1) : u2d(corr[u]);
+                const double y = f64_conv_sum<NS>(cu, vd, hd, c.qd, c.qi);
                 v[s] = bits(f64_reduce(y, c));
             }
             stages(std::true_type{});
