@@ -35,14 +35,18 @@ static __device__ __forceinline__ double f64_mulmod_q(double y, double w, double
 static __device__ __forceinline__ double f64_reduce_q(double x, double qd, double qi) {
     return __fma_rn(-f64_round(__dmul_rn(x, qi)), qd, x);
 }
+// The sign fix-up: [0, q), as a double, from an integer-valued |x| < q (an f64_mulmod_q or
+// f64_reduce_q result)
+static __device__ __forceinline__ double f64_nonneg_q(double x, double qd) {
+    return x < 0 ? __dadd_rn(x, qd) : x;
+}
 // [0, q) from such a value
 static __device__ __forceinline__ uint64_t f64_canonical_q(double x, double qd, double qi) {
-    const double r = f64_reduce_q(x, qd, qi);
-    return d2u(r < 0 ? __dadd_rn(r, qd) : r);
+    return d2u(f64_nonneg_q(f64_reduce_q(x, qd, qi), qd));
 }
-// [0, q) from an integer-valued |x| < q (an f64_mulmod_q result): the sign fix-up alone
+// [0, q) from an integer-valued |x| < q: the sign fix-up alone, as a word
 static __device__ __forceinline__ uint64_t f64_canonical_small_q(double x, double qd) {
-    return d2u(x < 0 ? __dadd_rn(x, qd) : x);
+    return d2u(f64_nonneg_q(x, qd));
 }
 // The FP64 route of base conversion's target sum (rns/conv_core.h): corr + Σ_k v_k·hat_k for a
 // target t < 2^47 (qd, qi) whose sources are all below 2^47 and at most 13t (so v_k < 13t,

@@ -2049,8 +2049,7 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks(GB, NS))
                 const double sd = u2d(sw[0]), wd = u2d(sw[1]), si = dbl(sw[3]);
 #pragma unroll
                 for (int s = 0; s < 8; ++s) {
-                    const double r = f64_mulmod_q(u2d(x[s]), wd, sd, si);
-                    const double vd = r < 0 ? __dadd_rn(r, sd) : r;
+                    const double vd = f64_nonneg_q(f64_mulmod_q(u2d(x[s]), wd, sd, si), sd);
                     f[s] = __dadd_rn(f[s], __dmul_rn(vd, si)); // = hepa_conv_frac_add
                     vs[(8 * k + s) * T] = bits(vd);
                 }
