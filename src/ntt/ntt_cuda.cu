@@ -1983,6 +1983,23 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
 struct ModupnTabs {
     const uint64_t *t[HEPA_CONV_MAX_JOBS]; // digit j's conversion table (device)
 };
+// TARGET HEADS IN SHARED MEMORY: what the target loop needs of each of the block's targets (its
+// map word, its modulus' FP64 constants, the FP64 route's hat_k and corr[1] as doubles), loaded
+// by one thread per target at the block's start, while the other warps load the sources. Read
+// from global memory at the loop's head, map word -> limb context -> twiddles were three
+// dependent loads per target: 4.9% of modupn_cols_kernel<8, 3>'s instructions but 13.5% of its
+// stall samples (ncu source counters, H100, 2^16/33, P = 3). One shared load replaces the first
+// two. At most MODUPN_HEADS targets a block (launch_modupn_cols sizes its groups so).
+#ifndef HEPA_MODUPN_HEAD_SMEM
+#define HEPA_MODUPN_HEAD_SMEM 1 // 0: the loads at the loop's head (for A/Bs)
+#endif
+constexpr unsigned MODUPN_HEADS = 32;
+template <int NS> struct ModupnHead {
+    uint64_t q, tw64;    // hepa_dev_limb's
+    double qd, qi;       // hepa_dev_limb's
+    double c1, hd[NS];   // u2d(corr[1]), u2d(hat[k]): the FP64 route's (below 2^47 there: exact)
+    uint32_t m;          // the map word: limb | data limb << 8
+};
 // The blocks per SM that its shared memory allows (228 KiB an SM, 1 KiB of it reserved per
 // block), at most 1024 >> GB: the register budget of __launch_bounds__. For NS = 3 that is 3
 // blocks at GB = 8 (80 registers instead of the 64 of 4 blocks, which shared memory never
@@ -1991,13 +2008,17 @@ struct ModupnTabs {
 #ifndef HEPA_MODUPN_MINB_SMEM
 #define HEPA_MODUPN_MINB_SMEM 1 // 0: 1024 >> GB blocks everywhere (for A/Bs)
 #endif
-constexpr int modupn_min_blocks(int GB, int NS) {
-    const int by_smem = (228 << 10) / (8 * (8 << GB) * (1 + NS) + 1024);
+template <int GB, int NS> constexpr size_t modupn_smem(size_t G) { // exchange area, v, heads
+    return (size_t)8 * (8 << GB) * (1 + NS) +
+           (HEPA_MODUPN_HEAD_SMEM ? G * sizeof(ModupnHead<NS>) : 0);
+}
+template <int GB, int NS> constexpr int modupn_min_blocks() {
+    const int by_smem = (228 << 10) / ((int)modupn_smem<GB, NS>(MODUPN_HEADS) + 1024);
     return HEPA_MODUPN_MINB_SMEM && by_smem < (1024 >> GB) ? (by_smem < 1 ? 1 : by_smem)
                                                            : 1024 >> GB;
 }
 template <int GB, int NS>
-__global__ void __launch_bounds__(1 << GB, modupn_min_blocks(GB, NS))
+__global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
     modupn_cols_kernel(uint64_t *ext, const uint64_t *coef, const ModupnTabs tabs,
                        const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
                        unsigned logn, const uint32_t *__restrict__ map, unsigned j0, unsigned alpha,
@@ -2025,6 +2046,23 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks(GB, NS))
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const unsigned gx0 = blockIdx.x * 8 + (lane & 7);
     const unsigned b0 = load_base<GB, CB, false>(lane, warp);
+    ModupnHead<NS> *const heads = reinterpret_cast<ModupnHead<NS> *>(smem_dyn + 8 * T * (1 + NS));
+    if (HEPA_MODUPN_HEAD_SMEM && threadIdx.x < t1 - t0) { // read after the __syncthreads below
+        const unsigned t = t0 + threadIdx.x;
+        ModupnHead<NS> h;
+        h.m = dmap[t];
+        const hepa_dev_limb &lc = limbs[h.m & 0xff];
+        h.q = lc.q;
+        h.tw64 = lc.tw64;
+        h.qd = lc.qd;
+        h.qi = lc.qi;
+        h.c1 = u2d(hepa_conv_corr(tab, NS, t)[1]);
+        const uint64_t *const hat = hepa_conv_hat(tab, NS, t);
+#pragma unroll
+        for (int k = 0; k < NS; ++k)
+            h.hd[k] = u2d(hat[k]);
+        heads[threadIdx.x] = h;
+    }
     unsigned umask = 0;
     {
         double f[8];
@@ -2067,29 +2105,50 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks(GB, NS))
             umask |= (unsigned)hepa_conv_round(f[s]) << (4 * s);
     }
     const unsigned fb = thread_base<GB, CB, sch.count - 1, false>(lane, warp);
+    if (HEPA_MODUPN_HEAD_SMEM) __syncthreads(); // the heads
     for (unsigned t = t0; t < t1; ++t) {
-        const uint32_t m = dmap[t];
+        hepa_dev_limb lc;
+        uint32_t m;
+        if (HEPA_MODUPN_HEAD_SMEM) { // the forward pass reads only these fields of lc
+            const ModupnHead<NS> &h = heads[t - t0];
+            m = h.m;
+            lc.q = h.q;
+            lc.tw64 = h.tw64;
+            lc.qd = h.qd;
+            lc.qi = h.qi;
+            lc.ratio_hi = lc.ratio_lo = lc.n_inv = lc.n_inv_shoup = 0;
+            lc.n_inv_w = lc.n_inv_w_shoup = 0;
+        } else {
+            m = dmap[t];
+            lc = limbs[m & 0xff];
+        }
         const int limb = (int)(m & 0xff);
         const size_t dlimb = m >> 8;
-        const hepa_dev_limb lc = limbs[limb];
         Ctx c = ctx_of(lc, tables, n, limb, false);
         ctx_f64<true>(c, lc, tables, n, false);
-        const uint64_t *const corr = hepa_conv_corr(tab, NS, t);
         uint64_t v[8];
         auto stages = [&](auto fp) {
             cols_stages<GB, decltype(fp)::value>(v, c, smem_dyn, lane, warp, gx0, logn);
         };
         if (c.f64 && src_f64 && smax <= 13 * lc.q) { // conv_pair's FP64 route
-            const uint64_t *const hat = hepa_conv_hat(tab, NS, t);
-            double hd[NS];
+            double hd[NS], c1;
+            if (HEPA_MODUPN_HEAD_SMEM) {
+                const ModupnHead<NS> &h = heads[t - t0];
 #pragma unroll
-            for (int k = 0; k < NS; ++k)
-                hd[k] = u2d(hat[k]);
+                for (int k = 0; k < NS; ++k)
+                    hd[k] = h.hd[k];
+                c1 = h.c1;
+            } else {
+                const uint64_t *const hat = hepa_conv_hat(tab, NS, t);
+#pragma unroll
+                for (int k = 0; k < NS; ++k)
+                    hd[k] = u2d(hat[k]);
+                c1 = u2d(hepa_conv_corr(tab, NS, t)[1]);
+            }
             // CORRECTION BY PRODUCT: corr[u] = u·corr[1] mod t, and u·corr[1] < NS·t (u <= NS) is
             // exact in a double; the sum is then below (NS + 0.91·NS)·t < 6t in magnitude, well
             // within f64_reduce's range, so the word is the same. One product per word instead of
             // a table load (its address and its conversion).
-            const double c1 = u2d(corr[1]);
 #pragma unroll
             for (int s = 0; s < 8; ++s) {
                 double vd[NS];
@@ -2097,7 +2156,8 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks(GB, NS))
                 for (int k = 0; k < NS; ++k)
                     vd[k] = dbl(vs[(8 * k + s) * T]);
                 const unsigned u = (umask >> (4 * s)) & 15u;
-                const double cu = HEPA_MODUPN_CORR_FMA ? __dmul_rn((double)u, c1) : u2d(corr[u]);
+                const double cu = HEPA_MODUPN_CORR_FMA ? __dmul_rn((double)u, c1)
+                                                       : u2d(hepa_conv_corr(tab, NS, t)[u]);
                 const double y = f64_conv_sum<NS>(cu, vd, hd, c.qd, c.qi);
                 v[s] = bits(f64_reduce(y, c));
             }
@@ -2550,9 +2610,11 @@ cudaError_t launch_modupn_cols(const hepa_ring *ring, unsigned j0, unsigned digi
     const size_t tiles = 256 / 8;
     size_t groups = (blocks + tiles * digits - 1) / (tiles * digits);
     groups = groups < 1 ? 1 : groups > nt ? nt : groups;
+    if (HEPA_MODUPN_HEAD_SMEM && groups < (nt + MODUPN_HEADS - 1) / MODUPN_HEADS)
+        groups = (nt + MODUPN_HEADS - 1) / MODUPN_HEADS; // TARGET HEADS IN SHARED MEMORY
     const size_t G = (nt + groups - 1) / groups;
     groups = (nt + G - 1) / G;
-    const size_t smem = (size_t)8 * (8 << GB) * (1 + NS); // exchange area + v
+    const size_t smem = modupn_smem<GB, NS>(G);
     auto kern = modupn_cols_kernel<GB, NS>;
     if (smem > 48 * 1024) {
         const cudaError_t e =
