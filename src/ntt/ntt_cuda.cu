@@ -1831,6 +1831,50 @@ __device__ __forceinline__ void cols_store(uint64_t *o, size_t n, unsigned gx0, 
         p[(unsigned)SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k) << 8] = v[k];
 }
 
+// TARGET HEADS IN SHARED MEMORY (modup1_cols_kernel, modupn_cols_kernel): what the target loop
+// needs of each of the block's targets (its map word, its modulus' constants; modupn also the
+// FP64 route's hat_k and corr[1] as doubles, modup1 its aux word), loaded by one thread per
+// target at the block's start, while the other warps load the sources. Read from global memory
+// at the loop's head, map word -> limb context -> twiddles were three dependent loads per
+// target: 4.9% of modupn_cols_kernel<8, 3>'s instructions but 13.5% of its stall samples (ncu
+// source counters, H100, 2^16/33, P = 3). One shared load replaces the first two. At most
+// TARGET_HEADS targets a block (the launchers size their groups so).
+#ifndef HEPA_TARGET_HEADS
+#define HEPA_TARGET_HEADS 1 // 0: the loads at the loop's head (for A/Bs)
+#endif
+constexpr unsigned TARGET_HEADS = 32;
+struct LimbHead {
+    uint64_t q, ratio_hi, tw64; // hepa_dev_limb's: all that a forward column pass reads of it
+    double qd, qi;
+    uint32_t m; // the map word: limb | data limb << 8
+};
+__device__ __forceinline__ LimbHead limb_head(const hepa_dev_limb *limbs, uint32_t m) {
+    const hepa_dev_limb &lc = limbs[m & 0xff];
+    return LimbHead{lc.q, lc.ratio_hi, lc.tw64, lc.qd, lc.qi, m};
+}
+__device__ __forceinline__ hepa_dev_limb limb_of(const LimbHead &h) {
+    hepa_dev_limb lc{};
+    lc.q = h.q;
+    lc.ratio_hi = h.ratio_hi;
+    lc.tw64 = h.tw64;
+    lc.qd = h.qd;
+    lc.qi = h.qi;
+    return lc;
+}
+struct Modup1Head { // modup1_cols_kernel's
+    LimbHead l;
+    uint64_t cs; // aux[3y + 1]: q_s mod q
+};
+// The groups of `nt` targets for a grid of about `blocks` blocks with `per` blocks per group
+// (tiles, runs, polynomials), at most TARGET_HEADS targets a group.
+__host__ inline size_t target_groups(size_t nt, size_t blocks, size_t per) {
+    size_t groups = (blocks + per - 1) / per;
+    groups = groups < 1 ? 1 : groups > nt ? nt : groups;
+    if (HEPA_TARGET_HEADS && groups < (nt + TARGET_HEADS - 1) / TARGET_HEADS)
+        groups = (nt + TARGET_HEADS - 1) / TARGET_HEADS;
+    return groups;
+}
+
 template <int GB>
 __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
     modup1_cols_kernel(uint64_t *out, const uint64_t *in, uint64_t *out_b, const uint64_t *in_b,
@@ -1877,6 +1921,12 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
     const bool cen = inv_s > 0x1p-50;
     const double qsd = cen ? f64_round(__drcp_rn(inv_s)) : 0.0;
     const unsigned b0 = load_base<GB, CB, false>(lane, warp);
+    Modup1Head *const heads = reinterpret_cast<Modup1Head *>(smem_dyn + (8 << GB));
+    if (HEPA_TARGET_HEADS && threadIdx.x < y1 - y0) { // read after the __syncthreads below
+        const unsigned y = y0 + threadIdx.x;
+        const uint32_t m = map ? map[y] : y | y << 8;
+        heads[threadIdx.x] = Modup1Head{limb_head(limbs, m), aux[3 * y + 1]};
+    }
     uint64_t x[8];
     unsigned umask = 0;
 #pragma unroll
@@ -1887,15 +1937,22 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
         if (cen) x[k] = bits(__dsub_rn(u2d(x[k]), u ? qsd : 0.0));
     }
     const unsigned fb = thread_base<GB, CB, sch.count - 1, false>(lane, warp);
+    if (HEPA_TARGET_HEADS) __syncthreads(); // the heads
     for (unsigned y = y0; y < y1; ++y) {
-        int limb = (int)y;
-        size_t dlimb = y;
-        if (map) {
-            const uint32_t m = map[y];
-            limb = (int)(m & 0xff);
-            dlimb = m >> 8;
+        uint32_t m = y | y << 8; // (no map: limb y, data limb y; y < 256)
+        hepa_dev_limb lc;
+        uint64_t cs;
+        if (HEPA_TARGET_HEADS) {
+            m = heads[y - y0].l.m;
+            lc = limb_of(heads[y - y0].l);
+            cs = heads[y - y0].cs;
+        } else {
+            if (map) m = map[y];
+            lc = limbs[m & 0xff];
+            cs = aux[3 * y + 1];
         }
-        const hepa_dev_limb lc = limbs[limb];
+        const int limb = (int)(m & 0xff);
+        const size_t dlimb = m >> 8;
         Ctx c = ctx_of(lc, tables, n, limb, false);
         ctx_f64<true>(c, lc, tables, n, false);
         uint64_t v[8];
@@ -1914,12 +1971,10 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
                         v[k] = bits(f64_reduce(dbl(x[k]), c));
                 }
             } else if (src52) {
-                const uint64_t cs = aux[3 * y + 1];
 #pragma unroll
                 for (int k = 0; k < 8; ++k)
                     v[k] = modup_f64(u2d(x[k]), (umask >> k) & 1u, cs, c);
             } else {
-                const uint64_t cs = aux[3 * y + 1];
 #pragma unroll
                 for (int k = 0; k < 8; ++k)
                     v[k] = modup_word(x[k], (umask >> k) & 1u, cs, lc);
@@ -1927,7 +1982,6 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
             }
             stages(std::true_type{});
         } else {
-            const uint64_t cs = aux[3 * y + 1];
 #pragma unroll
             for (int k = 0; k < 8; ++k) {
                 if (cen) { // (CENTRED SOURCE: x_c mod q, |x_c| reduced, then its sign applied)
@@ -1983,22 +2037,9 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
 struct ModupnTabs {
     const uint64_t *t[HEPA_CONV_MAX_JOBS]; // digit j's conversion table (device)
 };
-// TARGET HEADS IN SHARED MEMORY: what the target loop needs of each of the block's targets (its
-// map word, its modulus' FP64 constants, the FP64 route's hat_k and corr[1] as doubles), loaded
-// by one thread per target at the block's start, while the other warps load the sources. Read
-// from global memory at the loop's head, map word -> limb context -> twiddles were three
-// dependent loads per target: 4.9% of modupn_cols_kernel<8, 3>'s instructions but 13.5% of its
-// stall samples (ncu source counters, H100, 2^16/33, P = 3). One shared load replaces the first
-// two. At most MODUPN_HEADS targets a block (launch_modupn_cols sizes its groups so).
-#ifndef HEPA_MODUPN_HEAD_SMEM
-#define HEPA_MODUPN_HEAD_SMEM 1 // 0: the loads at the loop's head (for A/Bs)
-#endif
-constexpr unsigned MODUPN_HEADS = 32;
-template <int NS> struct ModupnHead {
-    uint64_t q, tw64;    // hepa_dev_limb's
-    double qd, qi;       // hepa_dev_limb's
-    double c1, hd[NS];   // u2d(corr[1]), u2d(hat[k]): the FP64 route's (below 2^47 there: exact)
-    uint32_t m;          // the map word: limb | data limb << 8
+template <int NS> struct ModupnHead { // modupn_cols_kernel's TARGET HEADS
+    LimbHead l;
+    double c1, hd[NS]; // u2d(corr[1]), u2d(hat[k]): the FP64 route's (below 2^47 there: exact)
 };
 // The blocks per SM that its shared memory allows (228 KiB an SM, 1 KiB of it reserved per
 // block), at most 1024 >> GB: the register budget of __launch_bounds__. For NS = 3 that is 3
@@ -2010,10 +2051,10 @@ template <int NS> struct ModupnHead {
 #endif
 template <int GB, int NS> constexpr size_t modupn_smem(size_t G) { // exchange area, v, heads
     return (size_t)8 * (8 << GB) * (1 + NS) +
-           (HEPA_MODUPN_HEAD_SMEM ? G * sizeof(ModupnHead<NS>) : 0);
+           (HEPA_TARGET_HEADS ? G * sizeof(ModupnHead<NS>) : 0);
 }
 template <int GB, int NS> constexpr int modupn_min_blocks() {
-    const int by_smem = (228 << 10) / ((int)modupn_smem<GB, NS>(MODUPN_HEADS) + 1024);
+    const int by_smem = (228 << 10) / ((int)modupn_smem<GB, NS>(TARGET_HEADS) + 1024);
     return HEPA_MODUPN_MINB_SMEM && by_smem < (1024 >> GB) ? (by_smem < 1 ? 1 : by_smem)
                                                            : 1024 >> GB;
 }
@@ -2047,15 +2088,10 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
     const unsigned gx0 = blockIdx.x * 8 + (lane & 7);
     const unsigned b0 = load_base<GB, CB, false>(lane, warp);
     ModupnHead<NS> *const heads = reinterpret_cast<ModupnHead<NS> *>(smem_dyn + 8 * T * (1 + NS));
-    if (HEPA_MODUPN_HEAD_SMEM && threadIdx.x < t1 - t0) { // read after the __syncthreads below
+    if (HEPA_TARGET_HEADS && threadIdx.x < t1 - t0) { // read after the __syncthreads below
         const unsigned t = t0 + threadIdx.x;
         ModupnHead<NS> h;
-        h.m = dmap[t];
-        const hepa_dev_limb &lc = limbs[h.m & 0xff];
-        h.q = lc.q;
-        h.tw64 = lc.tw64;
-        h.qd = lc.qd;
-        h.qi = lc.qi;
+        h.l = limb_head(limbs, dmap[t]);
         h.c1 = u2d(hepa_conv_corr(tab, NS, t)[1]);
         const uint64_t *const hat = hepa_conv_hat(tab, NS, t);
 #pragma unroll
@@ -2105,19 +2141,13 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
             umask |= (unsigned)hepa_conv_round(f[s]) << (4 * s);
     }
     const unsigned fb = thread_base<GB, CB, sch.count - 1, false>(lane, warp);
-    if (HEPA_MODUPN_HEAD_SMEM) __syncthreads(); // the heads
+    if (HEPA_TARGET_HEADS) __syncthreads(); // the heads
     for (unsigned t = t0; t < t1; ++t) {
         hepa_dev_limb lc;
         uint32_t m;
-        if (HEPA_MODUPN_HEAD_SMEM) { // the forward pass reads only these fields of lc
-            const ModupnHead<NS> &h = heads[t - t0];
-            m = h.m;
-            lc.q = h.q;
-            lc.tw64 = h.tw64;
-            lc.qd = h.qd;
-            lc.qi = h.qi;
-            lc.ratio_hi = lc.ratio_lo = lc.n_inv = lc.n_inv_shoup = 0;
-            lc.n_inv_w = lc.n_inv_w_shoup = 0;
+        if (HEPA_TARGET_HEADS) {
+            m = heads[t - t0].l.m;
+            lc = limb_of(heads[t - t0].l);
         } else {
             m = dmap[t];
             lc = limbs[m & 0xff];
@@ -2132,7 +2162,7 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
         };
         if (c.f64 && src_f64 && smax <= 13 * lc.q) { // conv_pair's FP64 route
             double hd[NS], c1;
-            if (HEPA_MODUPN_HEAD_SMEM) {
+            if (HEPA_TARGET_HEADS) {
                 const ModupnHead<NS> &h = heads[t - t0];
 #pragma unroll
                 for (int k = 0; k < NS; ++k)
@@ -2588,11 +2618,10 @@ cudaError_t launch_modup_cols(const hepa_ring *ring, size_t count, size_t run, u
     if (run == 0 || count % run) return cudaErrorInvalidValue;
     const size_t runs = count / run, polys = out_b ? 2 : 1, tiles = 256 / 8;
     const size_t blocks = HEPA_MODUP_COLS_BLOCKS;
-    size_t groups = (blocks + tiles * runs * polys - 1) / (tiles * runs * polys);
-    groups = groups < 1 ? 1 : groups > run ? run : groups;
+    size_t groups = target_groups(run, blocks, tiles * runs * polys);
     const size_t G = (run + groups - 1) / groups;
     groups = (run + G - 1) / G;
-    const size_t smem = (size_t)8 << (GB + 3);
+    const size_t smem = ((size_t)8 << (GB + 3)) + (HEPA_TARGET_HEADS ? G * sizeof(Modup1Head) : 0);
     const dim3 grid((unsigned)tiles, (unsigned)(runs * groups * polys));
     return launch_k(false, ring, modup1_cols_kernel<GB>, grid, 1u << GB, smem, st, out, in, out_b,
                     in_b, (const uint64_t *)ring->dev->tables,
@@ -2608,10 +2637,7 @@ cudaError_t launch_modupn_cols(const hepa_ring *ring, unsigned j0, unsigned digi
                                const uint32_t *map, const ModupnTabs &tabs, cudaStream_t st,
                                size_t blocks = HEPA_MODUP_COLS_BLOCKS) {
     const size_t tiles = 256 / 8;
-    size_t groups = (blocks + tiles * digits - 1) / (tiles * digits);
-    groups = groups < 1 ? 1 : groups > nt ? nt : groups;
-    if (HEPA_MODUPN_HEAD_SMEM && groups < (nt + MODUPN_HEADS - 1) / MODUPN_HEADS)
-        groups = (nt + MODUPN_HEADS - 1) / MODUPN_HEADS; // TARGET HEADS IN SHARED MEMORY
+    size_t groups = target_groups(nt, blocks, tiles * digits);
     const size_t G = (nt + groups - 1) / groups;
     groups = (nt + G - 1) / G;
     const size_t smem = modupn_smem<GB, NS>(G);
