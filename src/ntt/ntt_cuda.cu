@@ -1837,7 +1837,9 @@ __device__ __forceinline__ void cols_store(uint64_t *o, size_t n, unsigned gx0, 
 // target at the block's start, while the other warps load the sources. Read from global memory
 // at the loop's head, map word -> limb context -> twiddles were three dependent loads per
 // target: 4.9% of modupn_cols_kernel<8, 3>'s instructions but 13.5% of its stall samples (ncu
-// source counters, H100, 2^16/33, P = 3). One shared load replaces the first two. At most
+// source counters, H100, 2^16/33, P = 3). One shared load replaces the first two (48-80 bytes a
+// target). Same-call A/B on an H200, hepa_mul_relin µs: 2^16/33 P = 1 845-846 -> 842, P = 2
+// 628 -> 617-619, P = 3 505-507 -> 501-502; 2^17/61 5396-5408 -> 5300-5307. At most
 // TARGET_HEADS targets a block (the launchers size their groups so).
 #ifndef HEPA_TARGET_HEADS
 #define HEPA_TARGET_HEADS 1 // 0: the loads at the loop's head (for A/Bs)
