@@ -1868,7 +1868,9 @@ struct Modup1Head { // modup1_cols_kernel's
     uint64_t cs; // aux[3y + 1]: q_s mod q
 };
 // The groups of `nt` targets for a grid of about `blocks` blocks with `per` blocks per group
-// (tiles, runs, polynomials), at most TARGET_HEADS targets a group.
+// (tiles, runs, polynomials), at most TARGET_HEADS targets a group. (A guard: with at most
+// HEPA_RING_MAX_MODULI = 64 moduli the launchers' grids never give more than 32 targets a
+// group; it only keeps the shared memory of the heads bounded should that limit grow.)
 __host__ inline size_t target_groups(size_t nt, size_t blocks, size_t per) {
     size_t groups = (blocks + per - 1) / per;
     groups = groups < 1 ? 1 : groups > nt ? nt : groups;
