@@ -1868,15 +1868,20 @@ struct Modup1Head { // modup1_cols_kernel's
     uint64_t cs; // aux[3y + 1]: q_s mod q
 };
 // The groups of `nt` targets for a grid of about `blocks` blocks with `per` blocks per group
-// (tiles, runs, polynomials), at most TARGET_HEADS targets a group. (A guard: with at most
+// (tiles, runs, polynomials), at most TARGET_HEADS targets a group: G targets a group (the last
+// may have fewer), and as many groups as that takes (none empty). (A guard: with at most
 // HEPA_RING_MAX_MODULI = 64 moduli the launchers' grids never give more than 32 targets a
 // group; it only keeps the shared memory of the heads bounded should that limit grow.)
-__host__ inline size_t target_groups(size_t nt, size_t blocks, size_t per) {
+struct TargetGroups {
+    size_t groups, G;
+};
+__host__ inline TargetGroups target_groups(size_t nt, size_t blocks, size_t per) {
     size_t groups = (blocks + per - 1) / per;
     groups = groups < 1 ? 1 : groups > nt ? nt : groups;
     if (HEPA_TARGET_HEADS && groups < (nt + TARGET_HEADS - 1) / TARGET_HEADS)
         groups = (nt + TARGET_HEADS - 1) / TARGET_HEADS;
-    return groups;
+    const size_t G = (nt + groups - 1) / groups;
+    return TargetGroups{(nt + G - 1) / G, G};
 }
 
 template <int GB>
@@ -1943,7 +1948,7 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
     const unsigned fb = thread_base<GB, CB, sch.count - 1, false>(lane, warp);
     if (HEPA_TARGET_HEADS) __syncthreads(); // the heads
     for (unsigned y = y0; y < y1; ++y) {
-        uint32_t m = y | y << 8; // (no map: limb y, data limb y; y < 256)
+        uint32_t m;
         hepa_dev_limb lc;
         uint64_t cs;
         if (HEPA_TARGET_HEADS) {
@@ -1951,7 +1956,7 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
             lc = limb_of(heads[y - y0].l);
             cs = heads[y - y0].cs;
         } else {
-            if (map) m = map[y];
+            m = map ? map[y] : y | y << 8; // (no map: limb y, data limb y; y < 256)
             lc = limbs[m & 0xff];
             cs = aux[3 * y + 1];
         }
@@ -2622,9 +2627,8 @@ cudaError_t launch_modup_cols(const hepa_ring *ring, size_t count, size_t run, u
     if (run == 0 || count % run) return cudaErrorInvalidValue;
     const size_t runs = count / run, polys = out_b ? 2 : 1, tiles = 256 / 8;
     const size_t blocks = HEPA_MODUP_COLS_BLOCKS;
-    size_t groups = target_groups(run, blocks, tiles * runs * polys);
-    const size_t G = (run + groups - 1) / groups;
-    groups = (run + G - 1) / G;
+    const TargetGroups tg = target_groups(run, blocks, tiles * runs * polys);
+    const size_t groups = tg.groups, G = tg.G;
     const size_t smem = ((size_t)8 << (GB + 3)) + (HEPA_TARGET_HEADS ? G * sizeof(Modup1Head) : 0);
     const dim3 grid((unsigned)tiles, (unsigned)(runs * groups * polys));
     return launch_k(false, ring, modup1_cols_kernel<GB>, grid, 1u << GB, smem, st, out, in, out_b,
@@ -2641,9 +2645,8 @@ cudaError_t launch_modupn_cols(const hepa_ring *ring, unsigned j0, unsigned digi
                                const uint32_t *map, const ModupnTabs &tabs, cudaStream_t st,
                                size_t blocks = HEPA_MODUP_COLS_BLOCKS) {
     const size_t tiles = 256 / 8;
-    size_t groups = target_groups(nt, blocks, tiles * digits);
-    const size_t G = (nt + groups - 1) / groups;
-    groups = (nt + G - 1) / G;
+    const TargetGroups tg = target_groups(nt, blocks, tiles * digits);
+    const size_t groups = tg.groups, G = tg.G;
     const size_t smem = modupn_smem<GB, NS>(G);
     auto kern = modupn_cols_kernel<GB, NS>;
     if (smem > 48 * 1024) {
