@@ -2022,8 +2022,9 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
 // the host) and keeps v_k in shared memory (thread-private, [k][slot][thread]: conflict-free;
 // as doubles when the digit's sources allow the FP64 route), u in 4 bits per slot. Then for
 // each target: its sum (f64_conv_sum, or hepa_conv_target_ns for integer targets and digits
-// with a source above 2^47), the stages, the store. The FP64 route's sum is reduced (|.| <=
-// q/2 + 1) before the stages, which keeps FP64 LIMBS' bounds (at most 9 stages here).
+// with a source above 2^47), the stages, the store. The FP64 route's sum enters the stages
+// unreduced for NS <= 3 (SUM UNREDUCED, below: within FP64 LIMBS' bounds for the at most 9
+// stages here); for NS = 4 it is reduced first (|.| <= q/2 + 1).
 // Shared memory: (1 + NS)·16 KiB at 256 threads (n = 2^16), so 4 blocks per SM for NS = 2 (as
 // many as the 64-register cap allows), 3 for NS = 3, 2 for NS = 4. Measured on an H100 against
 // the conversion kernel + XF 6 (hepa-bench --ks, 2^16/33, same call, two runs each, multiply +
@@ -2043,6 +2044,31 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
 #ifndef HEPA_MODUPN_SRC_F64
 #define HEPA_MODUPN_SRC_F64 1 // SOURCE V IN FP64 (0: hepa_conv_v's integer product, for A/Bs)
 #endif
+// SUM UNREDUCED. The FP64 route's sum y enters the column stages as it is instead of through
+// f64_reduce (4 FP64 operations per word and target, of about 65), for NS <= 3. The bound: each
+// term is an f64_mulmod_q of v_k < s_k <= 13t, so |term| <= (1/2 + 13/32)·t < 0.91t, and the
+// correction u·corr[1] < NS·t (u <= NS), so |y| < 1.91·NS·t. FP64 LIMBS' forward growth, Y_(s+1)
+// = Y_s + 1/2 + Y_s/32, i.e. Y_s = (Y_0 + 16)·(33/32)^s - 16, keeps every stage's f64_mulmod input
+// within its Y <= 13 for the GB <= 9 column stages only while Y_0 <= 6.67: NS = 3 gives Y_0 =
+// 5.73 and Y_8 < 11.8 (the last stage's input at GB = 9); NS = 4 (Y_0 = 7.64) would exceed it and
+// keeps the reduction. The stages end in f64_out, which makes the words canonical, so the stored
+// words are the same. (0: reduce every sum, as before, for A/Bs.) Same-call A/B on an H200
+// (hepa-bench --ks, 2^16/33, two rounds, µs, reduced -> unreduced): P = 3 multiply + relinearize
+// 499.2, 500.6 -> 498.7, 498.7 (ModUp + inner product 366.8, 366.9 -> 361.9, 363.2); P = 2
+// 617.2, 618.9 -> 611.1, 611.6 (489.6, 490.1 -> 483.4, 484.0); P = 1 and 4 (other kernels) the
+// same within 2 µs. I had predicted 4-7 µs at P = 3.
+#ifndef HEPA_MODUPN_SUM_UNREDUCED
+#define HEPA_MODUPN_SUM_UNREDUCED 1
+#endif
+// Y_stages from Y_0 (above)
+__host__ __device__ constexpr double modupn_stage_bound(double y0, int stages) {
+    return stages == 0 ? y0 : modupn_stage_bound(y0 + 0.5 + y0 / 32, stages - 1);
+}
+template <int NS> __host__ __device__ constexpr bool modupn_sum_unreduced() {
+    return HEPA_MODUPN_SUM_UNREDUCED && modupn_stage_bound(1.91 * NS, 8) <= 13.0;
+}
+static_assert(modupn_sum_unreduced<3>() || !HEPA_MODUPN_SUM_UNREDUCED, "NS = 3 within the bound");
+static_assert(!modupn_sum_unreduced<4>(), "NS = 4 keeps the reduction");
 struct ModupnTabs {
     const uint64_t *t[HEPA_CONV_MAX_JOBS]; // digit j's conversion table (device)
 };
@@ -2198,7 +2224,8 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
                 const double cu = HEPA_MODUPN_CORR_FMA ? __dmul_rn((double)u, c1)
                                                        : u2d(hepa_conv_corr(tab, NS, t)[u]);
                 const double y = f64_conv_sum<NS>(cu, vd, hd, c.qd, c.qi);
-                v[s] = bits(f64_reduce(y, c));
+                // SUM UNREDUCED: |y| < 1.91·NS·t
+                v[s] = bits(modupn_sum_unreduced<NS>() ? y : f64_reduce(y, c));
             }
             stages(std::true_type{});
         } else {
