@@ -269,25 +269,31 @@ ntt_cl_inv(uint64_t *out, const uint64_t *in, const hepa_dev_limb *limbs, const 
     cl_wait();
 }
 
-static void launch(bool inv, const hepa_ring *r, size_t L, uint64_t *out, const uint64_t *in) {
+// the launch configuration of L limbs: L clusters of CL blocks (a: its one attribute)
+static cudaLaunchConfig_t cl_config(size_t L, cudaStream_t st, cudaLaunchAttribute *a) {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)(L * CL));
     cfg.blockDim = dim3(TPB);
     cfg.dynamicSmemBytes = SMEM;
-    cfg.stream = (cudaStream_t)r->dev->stream;
-    cudaLaunchAttribute a[1];
+    cfg.stream = st;
     a[0].id = cudaLaunchAttributeClusterDimension;
     a[0].val.clusterDim.x = CL;
     a[0].val.clusterDim.y = 1;
     a[0].val.clusterDim.z = 1;
     cfg.attrs = a;
     cfg.numAttrs = 1;
+    return cfg;
+}
+
+static void launch(bool inv, const hepa_ring *r, size_t L, uint64_t *out, const uint64_t *in) {
+    cudaLaunchAttribute a[1];
+    const cudaLaunchConfig_t cfg = cl_config(L, (cudaStream_t)r->dev->stream, a);
+    const hepa_dev_limb *limbs = (const hepa_dev_limb *)r->dev->limbs;
+    const uint64_t *tables = (const uint64_t *)r->dev->tables;
     if (inv)
-        CK(cudaLaunchKernelEx(&cfg, ntt_cl_inv, out, in, (const hepa_dev_limb *)r->dev->limbs,
-                              (const uint64_t *)r->dev->tables));
+        CK(cudaLaunchKernelEx(&cfg, ntt_cl_inv, out, in, limbs, tables));
     else
-        CK(cudaLaunchKernelEx(&cfg, ntt_cl_fwd, out, in, (const hepa_dev_limb *)r->dev->limbs,
-                              (const uint64_t *)r->dev->tables));
+        CK(cudaLaunchKernelEx(&cfg, ntt_cl_fwd, out, in, limbs, tables));
 }
 
 static float median(std::vector<float> v) {
@@ -318,17 +324,8 @@ int main(int argc, char **argv) {
     CK(cudaFuncSetAttribute(ntt_cl_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM));
     CK(cudaFuncSetAttribute(ntt_cl_inv, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM));
     {
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3((unsigned)(L * CL));
-        cfg.blockDim = dim3(TPB);
-        cfg.dynamicSmemBytes = SMEM;
         cudaLaunchAttribute a[1];
-        a[0].id = cudaLaunchAttributeClusterDimension;
-        a[0].val.clusterDim.x = CL;
-        a[0].val.clusterDim.y = 1;
-        a[0].val.clusterDim.z = 1;
-        cfg.attrs = a;
-        cfg.numAttrs = 1;
+        const cudaLaunchConfig_t cfg = cl_config(L, st, a);
         int nc = 0;
         CK(cudaOccupancyMaxActiveClusters(&nc, ntt_cl_fwd, &cfg));
         cudaFuncAttributes fa;
