@@ -2050,10 +2050,11 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
 // correction u·corr[1] < NS·t (u <= NS), so |y| < 1.91·NS·t. FP64 LIMBS' forward growth, Y_(s+1)
 // = Y_s + 1/2 + Y_s/32, i.e. Y_s = (Y_0 + 16)·(33/32)^s - 16, keeps every stage's f64_mulmod input
 // within its Y <= 13 for the GB <= 9 column stages only while Y_0 <= 6.67: NS = 3 gives Y_0 =
-// 5.73 and Y_8 < 11.8 (the last stage's input at GB = 9); NS = 4 (Y_0 = 7.64) would exceed it and
-// keeps the reduction. The stages end in f64_out, which makes the words canonical, so the stored
-// words are the same. (0: reduce every sum, as before, for A/Bs.) Same-call A/B on an H200
-// (hepa-bench --ks, 2^16/33, two rounds, µs, reduced -> unreduced): P = 3 multiply + relinearize
+// 5.73 and Y_8 < 11.8 (the last stage's input at GB = 9); NS = 4 (Y_0 = 7.64) would exceed it
+// at GB = 8 and 9 and keeps the reduction there (modupn_sum_unreduced decides per GB and NS).
+// The stages end in f64_out, which makes the words canonical, so the stored words are the same.
+// (0: reduce every sum, as before, for A/Bs.) Same-call A/B on an H200 (hepa-bench --ks,
+// 2^16/33, two rounds, µs, reduced -> unreduced): P = 3 multiply + relinearize
 // 499.2, 500.6 -> 498.7, 498.7 (ModUp + inner product 366.8, 366.9 -> 361.9, 363.2); P = 2
 // 617.2, 618.9 -> 611.1, 611.6 (489.6, 490.1 -> 483.4, 484.0); P = 1 and 4 (other kernels) the
 // same within 2 µs. I had predicted 4-7 µs at P = 3.
@@ -2064,11 +2065,12 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
 __host__ __device__ constexpr double modupn_stage_bound(double y0, int stages) {
     return stages == 0 ? y0 : modupn_stage_bound(y0 + 0.5 + y0 / 32, stages - 1);
 }
-template <int NS> __host__ __device__ constexpr bool modupn_sum_unreduced() {
-    return HEPA_MODUPN_SUM_UNREDUCED && modupn_stage_bound(1.91 * NS, 8) <= 13.0;
+// true when the GB column stages' last f64_mulmod input, Y_(GB-1), stays within Y <= 13
+template <int GB, int NS> __host__ __device__ constexpr bool modupn_sum_unreduced() {
+    return HEPA_MODUPN_SUM_UNREDUCED && modupn_stage_bound(1.91 * NS, GB - 1) <= 13.0;
 }
-static_assert(modupn_sum_unreduced<3>() || !HEPA_MODUPN_SUM_UNREDUCED, "NS = 3 within the bound");
-static_assert(!modupn_sum_unreduced<4>(), "NS = 4 keeps the reduction");
+static_assert(modupn_sum_unreduced<9, 3>() || !HEPA_MODUPN_SUM_UNREDUCED, "NS = 3 up to GB = 9");
+static_assert(!modupn_sum_unreduced<8, 4>(), "NS = 4 keeps the reduction");
 struct ModupnTabs {
     const uint64_t *t[HEPA_CONV_MAX_JOBS]; // digit j's conversion table (device)
 };
@@ -2211,9 +2213,9 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
                 c1 = u2d(hepa_conv_corr(tab, NS, t)[1]);
             }
             // CORRECTION BY PRODUCT: corr[u] = u·corr[1] mod t, and u·corr[1] < NS·t (u <= NS) is
-            // exact in a double; the sum is then below (NS + 0.91·NS)·t < 6t in magnitude, well
-            // within f64_reduce's range, so the word is the same. One product per word instead of
-            // a table load (its address and its conversion).
+            // exact in a double; the sum is then below (NS + 0.91·NS)·t < 6t in magnitude, within
+            // the stages' bounds (SUM UNREDUCED) and f64_reduce's range, so the word is the same.
+            // One product per word instead of a table load (its address and its conversion).
 #pragma unroll
             for (int s = 0; s < 8; ++s) {
                 double vd[NS];
@@ -2225,7 +2227,7 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
                                                        : u2d(hepa_conv_corr(tab, NS, t)[u]);
                 const double y = f64_conv_sum<NS>(cu, vd, hd, c.qd, c.qi);
                 // SUM UNREDUCED: |y| < 1.91·NS·t
-                v[s] = bits(modupn_sum_unreduced<NS>() ? y : f64_reduce(y, c));
+                v[s] = bits(modupn_sum_unreduced<GB, NS>() ? y : f64_reduce(y, c));
             }
             stages(std::true_type{});
         } else {
