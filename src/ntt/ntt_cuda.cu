@@ -2071,12 +2071,31 @@ template <int GB, int NS> __host__ __device__ constexpr bool modupn_sum_unreduce
 }
 static_assert(modupn_sum_unreduced<9, 3>() || !HEPA_MODUPN_SUM_UNREDUCED, "NS = 3 up to GB = 9");
 static_assert(!modupn_sum_unreduced<8, 4>(), "NS = 4 keeps the reduction");
+// WIDE SOURCES (f64_conv_sum_wide in f64_arith.cuh): FP64 targets with 2^31 <= 13t of digits
+// whose sources do not all allow the FP64 route above (a source above 2^47, as the 60-bit q_0 in
+// ModUp's digit 0 and the special primes in ModDown's conversion, or a source above 13t) take
+// their sum in doubles too, each wide source's term split in two products (a source within
+// f64_conv_sum's bound keeps its one product), instead of hepa_conv_target_ns's
+// 64-bit Shoup products and the conversion of the word to a double. The sum is below
+// (NS + 1.82·NS)·t = 2.82·NS·t; it enters the stages unreduced where FP64 LIMBS' bound allows
+// it (NS <= 2 at GB <= 9), else through f64_reduce. HEPA_MODUPN_WIDE: 1 splits every source's
+// term, 2 keeps one product for the sources within f64_conv_sum's bound (NARROW), 0 the integer
+// sum (for A/Bs).
+#ifndef HEPA_MODUPN_WIDE
+#define HEPA_MODUPN_WIDE 1
+#endif
+template <int GB, int NS> __host__ __device__ constexpr bool modupn_wide_unreduced() {
+    return HEPA_MODUPN_SUM_UNREDUCED && modupn_stage_bound(2.82 * NS, GB - 1) <= 13.0;
+}
+static_assert(modupn_wide_unreduced<9, 2>() || !HEPA_MODUPN_SUM_UNREDUCED, "NS = 2 up to GB = 9");
+static_assert(!modupn_wide_unreduced<8, 3>(), "NS = 3 keeps the reduction");
 struct ModupnTabs {
     const uint64_t *t[HEPA_CONV_MAX_JOBS]; // digit j's conversion table (device)
 };
 template <int NS> struct ModupnHead { // modupn_cols_kernel's TARGET HEADS
     LimbHead l;
     double c1, hd[NS]; // u2d(corr[1]), u2d(hat[k]): the FP64 route's (below 2^47 there: exact)
+    double hw[NS];     // WIDE SOURCES' f64_wide_hw where f64_wide_ok(t), else 0
 };
 // The blocks per SM that its shared memory allows (228 KiB an SM, 1 KiB of it reserved per
 // block), at most 1024 >> GB: the register budget of __launch_bounds__. For NS = 3 that is 3
@@ -2131,9 +2150,14 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
         h.l = limb_head(limbs, dmap[t]);
         h.c1 = u2d(hepa_conv_corr(tab, NS, t)[1]);
         const uint64_t *const hat = hepa_conv_hat(tab, NS, t);
+        const bool wide = f64_wide_ok(h.l.q);
 #pragma unroll
-        for (int k = 0; k < NS; ++k)
+        for (int k = 0; k < NS; ++k) {
             h.hd[k] = u2d(hat[k]);
+            h.hw[k] = wide ? f64_wide_hw(HEPA_MODUPN_WIDE == 2, tab[4 + 4 * k], h.l.q, h.hd[k],
+                                         h.l.qd, h.l.qi)
+                           : 0.0;
+        }
         heads[threadIdx.x] = h;
     }
     unsigned umask = 0;
@@ -2228,6 +2252,36 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
                 const double y = f64_conv_sum<NS>(cu, vd, hd, c.qd, c.qi);
                 // SUM UNREDUCED: |y| < 1.91·NS·t
                 v[s] = bits(modupn_sum_unreduced<GB, NS>() ? y : f64_reduce(y, c));
+            }
+            stages(std::true_type{});
+        } else if (HEPA_MODUPN_WIDE && c.f64 && f64_wide_ok(lc.q)) { // WIDE SOURCES
+            double hd[NS], hw[NS], c1;
+            if (HEPA_TARGET_HEADS) {
+                const ModupnHead<NS> &h = heads[t - t0];
+#pragma unroll
+                for (int k = 0; k < NS; ++k)
+                    hd[k] = h.hd[k], hw[k] = h.hw[k];
+                c1 = h.c1;
+            } else {
+                const uint64_t *const hat = hepa_conv_hat(tab, NS, t);
+#pragma unroll
+                for (int k = 0; k < NS; ++k) {
+                    hd[k] = u2d(hat[k]);
+                    hw[k] = f64_wide_hw(HEPA_MODUPN_WIDE == 2, tab[4 + 4 * k], lc.q, hd[k], c.qd,
+                                        c.qi);
+                }
+                c1 = u2d(hepa_conv_corr(tab, NS, t)[1]);
+            }
+#pragma unroll
+            for (int s = 0; s < 8; ++s) {
+                uint64_t w[NS];
+#pragma unroll
+                for (int k = 0; k < NS; ++k)
+                    w[k] = src_f64 ? d2u(dbl(vs[(8 * k + s) * T])) : vs[(8 * k + s) * T];
+                const unsigned u = (umask >> (4 * s)) & 15u;
+                const double y = f64_conv_sum_wide<NS, HEPA_MODUPN_WIDE == 2>(
+                    __dmul_rn((double)u, c1), w, hd, hw, c.qd, c.qi); // |y| < 2.82·NS·t
+                v[s] = bits(modupn_wide_unreduced<GB, NS>() ? y : f64_reduce(y, c));
             }
             stages(std::true_type{});
         } else {
