@@ -68,35 +68,25 @@ f64_conv_sum(double corr, const double (&vd)[NS], const double (&hd)[NS], double
 // 2^62 (v_k < 2^62; the 60-bit q_0 and special primes), where v_k·hat_k is not one exact FP64
 // product: v_k = a·2^31 + b with a, b < 2^31 <= 13t, and hw_k = 2^31·hat_k mod t in [0, t)
 // (f64_shift31_q), so v_k·hat_k = a·hw_k + b·hat_k mod t, two f64_mulmod_q of |.| < 0.91t each.
-// A source that f64_conv_sum's bound allows (s_k < 2^47 and s_k <= 13t; hw_k = -1 marks it) takes
-// the one product v_k·hat_k instead where NARROW (digit 0 of ModUp: the 40-bit primes beside the
-// 60-bit q_0).
 // The result is an integer congruent to hepa_conv_target_ns's word, |.| < corr + 1.82·NS·t.
 // Splitting costs a shift, a mask and two exact conversions (u2d) per source.
 constexpr uint64_t F64_WIDE_LOW = 0x7fffffffull; // the low 31 bits
 static __device__ __forceinline__ bool f64_wide_ok(uint64_t t) { // 2^31 <= 13t, t < 2^47
     return t >= 165191050ull && t < (1ull << 47);                 // ceil(2^31 / 13)
 }
-// hw_k: 2^31·h mod t in [0, t) for 0 <= h < t, t as f64_wide_ok; where narrow, -1 for a source
-// s_k < 2^47 with s_k <= 13t (one product)
-static __device__ __forceinline__ double f64_wide_hw(bool narrow, uint64_t sk, uint64_t t, double h,
-                                                     double qd, double qi) {
-    if (narrow && sk < (1ull << 47) && sk <= 13 * t) return -1.0;
+// hw_k = 2^31·h mod t in [0, t) for 0 <= h < t, t as f64_wide_ok
+static __device__ __forceinline__ double f64_wide_hw(double h, double qd, double qi) {
     return f64_nonneg_q(f64_mulmod_q(0x1p31, h, qd, qi), qd);
 }
-template <int NS, bool NARROW>
+template <int NS>
 static __device__ __forceinline__ double
 f64_conv_sum_wide(double corr, const uint64_t (&v)[NS], const double (&hd)[NS],
                   const double (&hw)[NS], double qd, double qi) {
     double s = corr;
 #pragma unroll
     for (int k = 0; k < NS; ++k) {
-        if (NARROW && hw[k] < 0) { // (the same for the whole block: no divergence)
-            s = __dadd_rn(s, f64_mulmod_q(u2d(v[k]), hd[k], qd, qi));
-        } else {
-            s = __dadd_rn(s, f64_mulmod_q(u2d(v[k] >> 31), hw[k], qd, qi));
-            s = __dadd_rn(s, f64_mulmod_q(u2d(v[k] & F64_WIDE_LOW), hd[k], qd, qi));
-        }
+        s = __dadd_rn(s, f64_mulmod_q(u2d(v[k] >> 31), hw[k], qd, qi));
+        s = __dadd_rn(s, f64_mulmod_q(u2d(v[k] & F64_WIDE_LOW), hd[k], qd, qi));
     }
     return s;
 }

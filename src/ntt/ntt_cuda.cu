@@ -2074,13 +2074,16 @@ static_assert(!modupn_sum_unreduced<8, 4>(), "NS = 4 keeps the reduction");
 // WIDE SOURCES (f64_conv_sum_wide in f64_arith.cuh): FP64 targets with 2^31 <= 13t of digits
 // whose sources do not all allow the FP64 route above (a source above 2^47, as the 60-bit q_0 in
 // ModUp's digit 0 and the special primes in ModDown's conversion, or a source above 13t) take
-// their sum in doubles too, each wide source's term split in two products (a source within
-// f64_conv_sum's bound keeps its one product), instead of hepa_conv_target_ns's
-// 64-bit Shoup products and the conversion of the word to a double. The sum is below
-// (NS + 1.82·NS)·t = 2.82·NS·t; it enters the stages unreduced where FP64 LIMBS' bound allows
-// it (NS <= 2 at GB <= 9), else through f64_reduce. HEPA_MODUPN_WIDE: 1 splits every source's
-// term, 2 keeps one product for the sources within f64_conv_sum's bound (NARROW), 0 the integer
-// sum (for A/Bs).
+// their sum in doubles too, each source's term split in two products, instead of
+// hepa_conv_target_ns's 64-bit Shoup products and the conversion of the word to a double. The
+// sum is below (NS + 1.82·NS)·t = 2.82·NS·t; it enters the stages unreduced where FP64 LIMBS'
+// bound allows it (NS <= 2 at GB <= 9), else through f64_reduce. Same-call A/B on an H200
+// (hepa-bench --ks, 2^16/33, three rounds, µs, integer sum -> WIDE SOURCES): hepa_mul_relin
+// P = 2 610.9-613.0 -> 607.0-607.9, P = 3 497.3-500.2 -> 494.4-497.7; ncu, ModDown's
+// conversion + column pass P = 3 76.8 -> 71.3, P = 2 68.2 -> 61.3, ModUp's P = 3 246.6 -> 247.8.
+// Keeping one product for the sources that allow it (digit 0's 40-bit primes) took ModUp's to
+// 245.1 but spilled 108 bytes in modupn_cols_kernel<8, 2>: P = 2 620.0-621.6 µs; not kept.
+// (0: the integer sum, for A/Bs.)
 #ifndef HEPA_MODUPN_WIDE
 #define HEPA_MODUPN_WIDE 1
 #endif
@@ -2095,7 +2098,7 @@ struct ModupnTabs {
 template <int NS> struct ModupnHead { // modupn_cols_kernel's TARGET HEADS
     LimbHead l;
     double c1, hd[NS]; // u2d(corr[1]), u2d(hat[k]): the FP64 route's (below 2^47 there: exact)
-    double hw[NS];     // WIDE SOURCES' f64_wide_hw where f64_wide_ok(t), else 0
+    double hw[NS];     // WIDE SOURCES' 2^31·hat[k] mod t (f64_wide_hw) where f64_wide_ok(t)
 };
 // The blocks per SM that its shared memory allows (228 KiB an SM, 1 KiB of it reserved per
 // block), at most 1024 >> GB: the register budget of __launch_bounds__. For NS = 3 that is 3
@@ -2154,9 +2157,7 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
 #pragma unroll
         for (int k = 0; k < NS; ++k) {
             h.hd[k] = u2d(hat[k]);
-            h.hw[k] = wide ? f64_wide_hw(HEPA_MODUPN_WIDE == 2, tab[4 + 4 * k], h.l.q, h.hd[k],
-                                         h.l.qd, h.l.qi)
-                           : 0.0;
+            h.hw[k] = wide ? f64_wide_hw(h.hd[k], h.l.qd, h.l.qi) : 0.0;
         }
         heads[threadIdx.x] = h;
     }
@@ -2267,8 +2268,7 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
 #pragma unroll
                 for (int k = 0; k < NS; ++k) {
                     hd[k] = u2d(hat[k]);
-                    hw[k] = f64_wide_hw(HEPA_MODUPN_WIDE == 2, tab[4 + 4 * k], lc.q, hd[k], c.qd,
-                                        c.qi);
+                    hw[k] = f64_wide_hw(hd[k], c.qd, c.qi);
                 }
                 c1 = u2d(hepa_conv_corr(tab, NS, t)[1]);
             }
@@ -2279,8 +2279,8 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
                 for (int k = 0; k < NS; ++k)
                     w[k] = src_f64 ? d2u(dbl(vs[(8 * k + s) * T])) : vs[(8 * k + s) * T];
                 const unsigned u = (umask >> (4 * s)) & 15u;
-                const double y = f64_conv_sum_wide<NS, HEPA_MODUPN_WIDE == 2>(
-                    __dmul_rn((double)u, c1), w, hd, hw, c.qd, c.qi); // |y| < 2.82·NS·t
+                const double y = f64_conv_sum_wide<NS>(__dmul_rn((double)u, c1), w, hd, hw, c.qd,
+                                                       c.qi); // |y| < 2.82·NS·t
                 v[s] = bits(modupn_wide_unreduced<GB, NS>() ? y : f64_reduce(y, c));
             }
             stages(std::true_type{});
