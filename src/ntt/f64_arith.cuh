@@ -67,7 +67,7 @@ f64_conv_sum(double corr, const double (&vd)[NS], const double (&hd)[NS], double
 // WIDE SOURCES: the same sum for a target t < 2^47 with 2^31 <= 13t when the sources may be up to
 // 2^62 (v_k < 2^62; the 60-bit q_0 and special primes), where v_k·hat_k is not one exact FP64
 // product: v_k = a·2^31 + b with a, b < 2^31 <= 13t, and hw_k = 2^31·hat_k mod t in [0, t)
-// (f64_shift31_q), so v_k·hat_k = a·hw_k + b·hat_k mod t, two f64_mulmod_q of |.| < 0.91t each.
+// (f64_wide_hw), so v_k·hat_k = a·hw_k + b·hat_k mod t, two f64_mulmod_q of |.| < 0.91t each.
 // The result is an integer congruent to hepa_conv_target_ns's word, |.| < corr + 1.82·NS·t.
 // Splitting costs a shift, a mask and two exact conversions (u2d) per source.
 constexpr uint64_t F64_WIDE_LOW = 0x7fffffffull; // the low 31 bits
