@@ -2,50 +2,82 @@
 // ntt_cuda.cu has the derivation and the measurements), shared by the NTT kernels and the base
 // conversion kernel (src/rns/rns_cuda.cu). qd = q as a double, qi = 1.0 / qd (correctly
 // rounded). Values are signed integers held exactly in doubles.
+// Every function also compiles for the host, with the same IEEE operations (round to nearest,
+// products and sums not contracted, fma() where the device has __fma_rn), so that
+// tests/gpu/test_f64_arith.cu checks these bounds on the CPU, in CI.
 #ifndef HEPA_SRC_NTT_F64_ARITH_CUH
 #define HEPA_SRC_NTT_F64_ARITH_CUH
 
+#include <math.h>
 #include <stdint.h>
+#include <string.h>
+
+#define F64_HD static __host__ __device__ __forceinline__
+
+// The device's rounded operations, and the same on the host (x86-64 and AArch64 doubles).
+#ifdef __CUDA_ARCH__
+#define F64_ADD(a, b) __dadd_rn(a, b)
+#define F64_SUB(a, b) __dsub_rn(a, b)
+#define F64_MUL(a, b) __dmul_rn(a, b)
+#define F64_FMA(a, b, c) __fma_rn(a, b, c)
+#else
+#define F64_ADD(a, b) ((double)(a) + (double)(b))
+#define F64_SUB(a, b) ((double)(a) - (double)(b))
+#define F64_MUL(a, b) ((double)(a) * (double)(b))
+#define F64_FMA(a, b, c) fma(a, b, c)
+#endif
 
 // a word's bits as a double and back (the FP64 path keeps doubles in the uint64_t registers)
-static __device__ __forceinline__ double dbl(uint64_t v) {
+F64_HD double dbl(uint64_t v) {
+#ifdef __CUDA_ARCH__
     return __longlong_as_double((long long)v);
+#else
+    double d;
+    memcpy(&d, &v, sizeof d);
+    return d;
+#endif
 }
-static __device__ __forceinline__ uint64_t bits(double d) {
+F64_HD uint64_t bits(double d) {
+#ifdef __CUDA_ARCH__
     return (uint64_t)__double_as_longlong(d);
+#else
+    uint64_t v;
+    memcpy(&v, &d, sizeof v);
+    return v;
+#endif
 }
 // Exact for 0 <= v < 2^52: the double 2^52 + v has v as its mantissa.
-static __device__ __forceinline__ double u2d(uint64_t v) {
-    return __dsub_rn(dbl(v | 0x4330000000000000ull), 0x1p52);
+F64_HD double u2d(uint64_t v) {
+    return F64_SUB(dbl(v | 0x4330000000000000ull), 0x1p52);
 }
 // Exact for an integer-valued x in [0, 2^52): x + 2^52 is exact and its mantissa is x.
-static __device__ __forceinline__ uint64_t d2u(double x) {
-    return bits(__dadd_rn(x, 0x1p52)) & 0x000fffffffffffffull;
+F64_HD uint64_t d2u(double x) {
+    return bits(F64_ADD(x, 0x1p52)) & 0x000fffffffffffffull;
 }
-static __device__ __forceinline__ double f64_round(double x) { // nearest integer, |x| < 2^51
-    return __dsub_rn(__dadd_rn(x, 0x1.8p52), 0x1.8p52);
+F64_HD double f64_round(double x) { // nearest integer, |x| < 2^51
+    return F64_SUB(F64_ADD(x, 0x1.8p52), 0x1.8p52);
 }
 // y·w - round(y·w / q)·q exactly, |result| < 0.91q, for |y| <= 13q and 0 <= w < q (FP64 LIMBS)
-static __device__ __forceinline__ double f64_mulmod_q(double y, double w, double qd, double qi) {
-    const double h = __dmul_rn(y, w), l = __fma_rn(y, w, -h);
-    const double qt = __dsub_rn(__fma_rn(h, qi, 0x1.8p52), 0x1.8p52);
-    return __dadd_rn(__fma_rn(-qt, qd, h), l);
+F64_HD double f64_mulmod_q(double y, double w, double qd, double qi) {
+    const double h = F64_MUL(y, w), l = F64_FMA(y, w, -h);
+    const double qt = F64_SUB(F64_FMA(h, qi, 0x1.8p52), 0x1.8p52);
+    return F64_ADD(F64_FMA(-qt, qd, h), l);
 }
 // x - round(x / q)·q, |result| <= q/2 + 1, for an integer-valued |x| < 2^51·q
-static __device__ __forceinline__ double f64_reduce_q(double x, double qd, double qi) {
-    return __fma_rn(-f64_round(__dmul_rn(x, qi)), qd, x);
+F64_HD double f64_reduce_q(double x, double qd, double qi) {
+    return F64_FMA(-f64_round(F64_MUL(x, qi)), qd, x);
 }
 // The sign fix-up: [0, q), as a double, from an integer-valued |x| < q (an f64_mulmod_q or
 // f64_reduce_q result)
-static __device__ __forceinline__ double f64_nonneg_q(double x, double qd) {
-    return x < 0 ? __dadd_rn(x, qd) : x;
+F64_HD double f64_nonneg_q(double x, double qd) {
+    return x < 0 ? F64_ADD(x, qd) : x;
 }
 // [0, q) from such a value
-static __device__ __forceinline__ uint64_t f64_canonical_q(double x, double qd, double qi) {
+F64_HD uint64_t f64_canonical_q(double x, double qd, double qi) {
     return d2u(f64_nonneg_q(f64_reduce_q(x, qd, qi), qd));
 }
 // [0, q) from an integer-valued |x| < q: the sign fix-up alone, as a word
-static __device__ __forceinline__ uint64_t f64_canonical_small_q(double x, double qd) {
+F64_HD uint64_t f64_canonical_small_q(double x, double qd) {
     return d2u(f64_nonneg_q(x, qd));
 }
 // The FP64 route of base conversion's target sum (rns/conv_core.h): corr + Σ_k v_k·hat_k for a
@@ -55,12 +87,12 @@ static __device__ __forceinline__ uint64_t f64_canonical_small_q(double x, doubl
 // NS <= 4). Shared by the conversion kernel (rns_cuda.cu) and ModUp's fused column pass
 // (modupn_cols_kernel, ntt_cuda.cu).
 template <int NS>
-static __device__ __forceinline__ double
-f64_conv_sum(double corr, const double (&vd)[NS], const double (&hd)[NS], double qd, double qi) {
+F64_HD double f64_conv_sum(double corr, const double (&vd)[NS], const double (&hd)[NS], double qd,
+                           double qi) {
     double s = corr;
 #pragma unroll
     for (int k = 0; k < NS; ++k)
-        s = __dadd_rn(s, f64_mulmod_q(vd[k], hd[k], qd, qi));
+        s = F64_ADD(s, f64_mulmod_q(vd[k], hd[k], qd, qi));
     return s;
 }
 
@@ -71,22 +103,21 @@ f64_conv_sum(double corr, const double (&vd)[NS], const double (&hd)[NS], double
 // The result is an integer congruent to hepa_conv_target_ns's word, |.| < corr + 1.82·NS·t.
 // Splitting costs a shift, a mask and two exact conversions (u2d) per source.
 constexpr uint64_t F64_WIDE_LOW = 0x7fffffffull; // the low 31 bits
-static __device__ __forceinline__ bool f64_wide_ok(uint64_t t) { // 2^31 <= 13t, t < 2^47
-    return t >= 165191050ull && t < (1ull << 47);                 // ceil(2^31 / 13)
+F64_HD bool f64_wide_ok(uint64_t t) { // 2^31 <= 13t (165191050 = ceil(2^31 / 13)), t < 2^47
+    return t >= 165191050ull && t < (1ull << 47);
 }
 // hw_k = 2^31·h mod t in [0, t) for 0 <= h < t, t as f64_wide_ok
-static __device__ __forceinline__ double f64_wide_hw(double h, double qd, double qi) {
+F64_HD double f64_wide_hw(double h, double qd, double qi) {
     return f64_nonneg_q(f64_mulmod_q(0x1p31, h, qd, qi), qd);
 }
 template <int NS>
-static __device__ __forceinline__ double
-f64_conv_sum_wide(double corr, const uint64_t (&v)[NS], const double (&hd)[NS],
-                  const double (&hw)[NS], double qd, double qi) {
+F64_HD double f64_conv_sum_wide(double corr, const uint64_t (&v)[NS], const double (&hd)[NS],
+                                const double (&hw)[NS], double qd, double qi) {
     double s = corr;
 #pragma unroll
     for (int k = 0; k < NS; ++k) {
-        s = __dadd_rn(s, f64_mulmod_q(u2d(v[k] >> 31), hw[k], qd, qi));
-        s = __dadd_rn(s, f64_mulmod_q(u2d(v[k] & F64_WIDE_LOW), hd[k], qd, qi));
+        s = F64_ADD(s, f64_mulmod_q(u2d(v[k] >> 31), hw[k], qd, qi));
+        s = F64_ADD(s, f64_mulmod_q(u2d(v[k] & F64_WIDE_LOW), hd[k], qd, qi));
     }
     return s;
 }
