@@ -5,6 +5,7 @@
  * Sizes cover the one-block NTT path (n <= 2^9), the one-tile path (2^10 .. 2^12) and the
  * multi-pass path (2^13 and up), which the mapped NTTs of key switching and rescale all take.
  * Without a usable GPU the program exits 77 (skipped). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -447,6 +448,120 @@ Test(gpu_rns, keyswitch_issue_shapes) {
     check_keyswitch(1 << 17, 5, 3, 0, 40); /* digits of 3 + 2 limbs at 2^17 (modupn_cols_kernel) */
     check_keyswitch(1 << 17, 6, 4, 0, 40); /* K = 4 at 2^17: ModDown's two steps */
     check_keyswitch_mixed2(65536);         /* its mixed routes beside the helper stream */
+}
+
+/* ring.h: several host threads may call into one CUDA ring; their work goes to the ring's
+ * stream in call order. Here each thread multiplies + relinearizes and rescales its own
+ * ciphertexts on one shared ring, key-switching context and key, several times; every result
+ * must equal the one computed before on the main thread. n = 2^16 takes key switching's HELPER
+ * STREAM (keyswitch.c), whose fork and join events belong to the ring and are re-recorded by
+ * each thread's calls. (Written in a session without device time: first run owed.) */
+#define KS_THREADS 4
+typedef struct ks_job {
+    const hepa_ks *ks;
+    const hepa_ksk *key;
+    hepa_poly *x[4], *m0, *m1, *r0, *r1;
+    uint64_t *got; /* 2 (l - 1) n words: r0 then r1 of the first repetition */
+    size_t half;   /* (l - 1) n */
+    int reps;
+    hepa_status status;
+    int mismatch;
+} ks_job;
+
+static hepa_status ks_job_step(ks_job *j, uint64_t *dst) {
+    hepa_status s = hepa_mul_relin(j->ks, j->m0, j->m1, j->x[0], j->x[1], j->x[2], j->x[3], j->key);
+    if (s == HEPA_OK) s = hepa_poly_rescale_pair(j->r0, j->r1, j->m0, j->m1);
+    if (s == HEPA_OK) s = hepa_poly_get(j->r0, dst);
+    if (s == HEPA_OK) s = hepa_poly_get(j->r1, dst + j->half);
+    return s;
+}
+
+static void *ks_thread(void *arg) {
+    ks_job *j = arg;
+    uint64_t *tmp = malloc(2 * j->half * sizeof *tmp);
+    j->status = tmp ? HEPA_OK : HEPA_ERR_OUT_OF_MEMORY;
+    for (int r = 0; r < j->reps && tmp && j->status == HEPA_OK; ++r) {
+        j->status = ks_job_step(j, tmp);
+        if (j->status == HEPA_OK && memcmp(tmp, j->got, 2 * j->half * sizeof *tmp) != 0)
+            j->mismatch = 1;
+    }
+    free(tmp);
+    return NULL;
+}
+
+Test(gpu_rns, threads_share_ring) {
+    test_rng t;
+    test_rng_init(&t);
+    const size_t n = 65536, L = 7, K = 3;
+    uint64_t q[HEPA_RING_MAX_MODULI];
+    test_ks_moduli(q, n, L, K, 40);
+    hepa_ring *ring = NULL;
+    T_OK(hepa_ring_create(&ring, n, q, L + K, HEPA_BACKEND_CUDA));
+    hepa_ks *ks = NULL;
+    T_OK(hepa_ks_create(&ks, ring, K, 0));
+    uint8_t seed[32];
+    for (int i = 0; i < 32; ++i)
+        seed[i] = (uint8_t)test_rand64(&t);
+    hepa_rng *g = NULL;
+    T_OK(hepa_rng_create(&g, seed));
+    hepa_poly *s = NULL, *s2 = NULL;
+    T_OK(hepa_poly_create(&s, ring, L + K));
+    T_OK(hepa_poly_create(&s2, ring, L + K));
+    T_OK(hepa_sample_ternary(g, s));
+    T_OK(hepa_sample_gaussian(g, s2, 3.2));
+    T_OK(hepa_poly_to_ntt(s));
+    T_OK(hepa_poly_to_ntt(s2));
+    hepa_ksk *key = NULL;
+    T_OK(hepa_ksk_create(&key, ks, s2, s, g));
+    const size_t half = (L - 1) * n;
+    ks_job jobs[KS_THREADS];
+    uint64_t *a = test_alloc(L * n);
+    for (int k = 0; k < KS_THREADS; ++k) {
+        ks_job *j = &jobs[k];
+        memset(j, 0, sizeof *j);
+        j->ks = ks, j->key = key, j->half = half, j->reps = test_quick() ? 2 : 4;
+        for (int i = 0; i < 4; ++i) {
+            for (size_t m = 0; m < L; ++m)
+                for (size_t x = 0; x < n; ++x)
+                    a[m * n + x] = test_rand_residue_edgy(&t, q[m]);
+            T_OK(hepa_poly_create(&j->x[i], ring, L));
+            T_OK(hepa_poly_set(j->x[i], a, HEPA_DOMAIN_NTT));
+        }
+        T_OK(hepa_poly_create(&j->m0, ring, L));
+        T_OK(hepa_poly_create(&j->m1, ring, L));
+        T_OK(hepa_poly_create(&j->r0, ring, L - 1));
+        T_OK(hepa_poly_create(&j->r1, ring, L - 1));
+        hepa_poly *outs[4] = {j->m0, j->m1, j->r0, j->r1};
+        for (int i = 0; i < 4; ++i) /* poisoned */
+            cr_assert_eq(
+                cudaMemset(hepa_poly_data(outs[i]), 0xFF, hepa_poly_level(outs[i]) * n * 8),
+                cudaSuccess);
+        cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+        j->got = test_alloc(2 * half);
+        T_OK(ks_job_step(j, j->got)); /* the reference, on this thread alone */
+    }
+    free(a);
+    pthread_t tid[KS_THREADS];
+    for (int k = 0; k < KS_THREADS; ++k)
+        cr_assert_eq(pthread_create(&tid[k], NULL, ks_thread, &jobs[k]), 0);
+    for (int k = 0; k < KS_THREADS; ++k)
+        pthread_join(tid[k], NULL);
+    for (int k = 0; k < KS_THREADS; ++k) {
+        ks_job *j = &jobs[k];
+        cr_assert_eq(j->status, HEPA_OK, "thread %d: status %d (%s)", k, (int)j->status,
+                     hepa_status_string(j->status));
+        cr_assert_eq(j->mismatch, 0, "thread %d: a result differs from the single-threaded one", k);
+        for (int i = 0; i < 4; ++i)
+            hepa_poly_destroy(j->x[i]);
+        hepa_poly_destroy(j->m0), hepa_poly_destroy(j->m1);
+        hepa_poly_destroy(j->r0), hepa_poly_destroy(j->r1);
+        free(j->got);
+    }
+    hepa_ksk_destroy(key);
+    hepa_poly_destroy(s), hepa_poly_destroy(s2);
+    hepa_rng_destroy(g);
+    hepa_ks_destroy(ks);
+    hepa_ring_destroy(ring);
 }
 
 /* The CKKS example end to end on the device, within the example's noise bounds. */
