@@ -8,17 +8,12 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "host_rng.h"
+
 #include "ntt/bigprime_digits.cuh"
 
 using namespace hepa_bp;
 
-static uint64_t g_s;
-static uint64_t rnd() { // xorshift64
-    g_s ^= g_s << 13;
-    g_s ^= g_s >> 7;
-    g_s ^= g_s << 17;
-    return g_s;
-}
 static uint64_t pick(int mode) {
     const uint64_t r = FieldP3::r;
     static const uint64_t edge[] = {0, 1, ~0ull, r - 1, r, 1ull << 63, (1ull << 63) - 1};
@@ -37,10 +32,7 @@ struct Arr {
 };
 
 int main() {
-    const char *env = getenv("HEPA_TEST_SEED");
-    g_s = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL) * 2654435761u + 1;
-    if (!g_s) g_s = 1;
-    fprintf(stderr, "test_bp_digits: HEPA_TEST_SEED=%llu\n", (unsigned long long)g_s);
+    rnd_seed("test_bp_digits");
     const FieldP3 f;
     const int64_t bound = (int64_t)((1ull << 62) + (1ull << 53));
     const long n = getenv("HEPA_TEST_QUICK") ? 20000 : 300000;

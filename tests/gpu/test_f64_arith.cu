@@ -16,17 +16,12 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "host_rng.h"
+
 #include "ntt/f64_arith.cuh"
 
 typedef __int128 i128;
 
-static uint64_t g_s;
-static uint64_t rnd() { // xorshift64
-    g_s ^= g_s << 13;
-    g_s ^= g_s >> 7;
-    g_s ^= g_s << 17;
-    return g_s;
-}
 // [0, m)
 static uint64_t below(uint64_t m) {
     return m ? rnd() % m : 0;
@@ -134,10 +129,7 @@ template <int NS> static void check_sums(uint64_t t, long n) {
 }
 
 int main() {
-    const char *env = getenv("HEPA_TEST_SEED");
-    g_s = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL) * 2654435761u + 1;
-    if (!g_s) g_s = 1;
-    fprintf(stderr, "test_f64_arith: HEPA_TEST_SEED=%llu\n", (unsigned long long)g_s);
+    rnd_seed("test_f64_arith");
     const bool quick = getenv("HEPA_TEST_QUICK") != NULL;
     const long moduli = quick ? 200 : 2000, per = quick ? 200 : 1000;
 
