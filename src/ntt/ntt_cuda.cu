@@ -2117,6 +2117,34 @@ template <int GB, int NS> constexpr int modupn_min_blocks() {
     return HEPA_MODUPN_MINB_SMEM && by_smem < (1024 >> GB) ? (by_smem < 1 ? 1 : by_smem)
                                                            : 1024 >> GB;
 }
+// A target's constants for modupn_cols_kernel's FP64 routes: hat_k and corr[1] as doubles, and
+// with WIDE also hw_k (WIDE SOURCES); from its TARGET HEADS entry h, else from the table.
+template <int NS, bool WIDE>
+__device__ __forceinline__ void modupn_consts(const ModupnHead<NS> *heads, unsigned i,
+                                              const uint64_t *tab, unsigned t, const Ctx &c,
+                                              double (&hd)[NS], double (&hw)[NS], double &c1) {
+    if (HEPA_TARGET_HEADS) {
+        const ModupnHead<NS> &h = heads[i];
+#pragma unroll
+        for (int k = 0; k < NS; ++k) {
+            hd[k] = h.hd[k];
+            if (WIDE) hw[k] = h.hw[k];
+        }
+        c1 = h.c1;
+    } else {
+        const uint64_t *const hat = hepa_conv_hat(tab, NS, t);
+#pragma unroll
+        for (int k = 0; k < NS; ++k) {
+            hd[k] = u2d(hat[k]);
+            if (WIDE) hw[k] = f64_wide_hw(hd[k], c.qd, c.qi);
+        }
+        c1 = u2d(hepa_conv_corr(tab, NS, t)[1]);
+    }
+}
+// A source word v_k as an integer from the block's v area (there a double where src_f64)
+__device__ __forceinline__ uint64_t modupn_word(uint64_t x, bool src_f64) {
+    return src_f64 ? d2u(dbl(x)) : x;
+}
 template <int GB, int NS>
 __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
     modupn_cols_kernel(uint64_t *ext, const uint64_t *coef, const ModupnTabs tabs,
@@ -2223,20 +2251,8 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
             cols_stages<GB, decltype(fp)::value>(v, c, smem_dyn, lane, warp, gx0, logn);
         };
         if (c.f64 && src_f64 && smax <= 13 * lc.q) { // conv_pair's FP64 route
-            double hd[NS], c1;
-            if (HEPA_TARGET_HEADS) {
-                const ModupnHead<NS> &h = heads[t - t0];
-#pragma unroll
-                for (int k = 0; k < NS; ++k)
-                    hd[k] = h.hd[k];
-                c1 = h.c1;
-            } else {
-                const uint64_t *const hat = hepa_conv_hat(tab, NS, t);
-#pragma unroll
-                for (int k = 0; k < NS; ++k)
-                    hd[k] = u2d(hat[k]);
-                c1 = u2d(hepa_conv_corr(tab, NS, t)[1]);
-            }
+            double hd[NS], hw[NS], c1;
+            modupn_consts<NS, false>(heads, t - t0, tab, t, c, hd, hw, c1);
             // CORRECTION BY PRODUCT: corr[u] = u·corr[1] mod t, and u·corr[1] < NS·t (u <= NS) is
             // exact in a double; the sum is then below (NS + 0.91·NS)·t < 6t in magnitude, within
             // the stages' bounds (SUM UNREDUCED) and f64_reduce's range, so the word is the same.
@@ -2257,27 +2273,13 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
             stages(std::true_type{});
         } else if (HEPA_MODUPN_WIDE && c.f64 && f64_wide_ok(lc.q)) { // WIDE SOURCES
             double hd[NS], hw[NS], c1;
-            if (HEPA_TARGET_HEADS) {
-                const ModupnHead<NS> &h = heads[t - t0];
-#pragma unroll
-                for (int k = 0; k < NS; ++k)
-                    hd[k] = h.hd[k], hw[k] = h.hw[k];
-                c1 = h.c1;
-            } else {
-                const uint64_t *const hat = hepa_conv_hat(tab, NS, t);
-#pragma unroll
-                for (int k = 0; k < NS; ++k) {
-                    hd[k] = u2d(hat[k]);
-                    hw[k] = f64_wide_hw(hd[k], c.qd, c.qi);
-                }
-                c1 = u2d(hepa_conv_corr(tab, NS, t)[1]);
-            }
+            modupn_consts<NS, true>(heads, t - t0, tab, t, c, hd, hw, c1);
 #pragma unroll
             for (int s = 0; s < 8; ++s) {
                 uint64_t w[NS];
 #pragma unroll
                 for (int k = 0; k < NS; ++k)
-                    w[k] = src_f64 ? d2u(dbl(vs[(8 * k + s) * T])) : vs[(8 * k + s) * T];
+                    w[k] = modupn_word(vs[(8 * k + s) * T], src_f64);
                 const unsigned u = (umask >> (4 * s)) & 15u;
                 const double y = f64_conv_sum_wide<NS>(__dmul_rn((double)u, c1), w, hd, hw, c.qd,
                                                        c.qi); // |y| < 2.82·NS·t
@@ -2290,7 +2292,7 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
                 uint64_t w[NS];
 #pragma unroll
                 for (int k = 0; k < NS; ++k)
-                    w[k] = src_f64 ? d2u(dbl(vs[(8 * k + s) * T])) : vs[(8 * k + s) * T];
+                    w[k] = modupn_word(vs[(8 * k + s) * T], src_f64);
                 v[s] = hepa_conv_target_ns(tab, NS, t, w, 1, (umask >> (4 * s)) & 15u); // [0, q)
             }
             if (c.f64) {
