@@ -2118,7 +2118,7 @@ template <int GB, int NS> constexpr int modupn_min_blocks() {
                                                            : 1024 >> GB;
 }
 // A target's constants for modupn_cols_kernel's FP64 routes: hat_k and corr[1] as doubles, and
-// with WIDE also hw_k (WIDE SOURCES); from its TARGET HEADS entry h, else from the table.
+// with WIDE also hw_k (WIDE SOURCES); from its TARGET HEADS entry heads[i], else from the table.
 template <int NS, bool WIDE>
 __device__ __forceinline__ void modupn_consts(const ModupnHead<NS> *heads, unsigned i,
                                               const uint64_t *tab, unsigned t, const Ctx &c,
@@ -2150,8 +2150,8 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
     modupn_cols_kernel(uint64_t *ext, const uint64_t *coef, const ModupnTabs tabs,
                        const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
                        unsigned logn, const uint32_t *__restrict__ map, unsigned j0, unsigned alpha,
-                       unsigned run, unsigned groups, unsigned G) {
-    pdl_wait(); // PDL
+                       unsigned run, unsigned groups, unsigned G, bool early) {
+    if (!early) pdl_wait(); // PDL (EARLY LAST DIGIT: one block waits, at its end)
     pdl_trigger();
     constexpr int CB = 3, S = 8, T = 1 << GB;
     constexpr Schedule sch = Sched<GB, CB, false>::value;
@@ -2304,6 +2304,7 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
         }
         cols_store<GB, true>(ext + dlimb * n, n, gx0, fb, v, c.f64 && lc.q < KS_PACK_BELOW);
     }
+    if (early && blockIdx.x == 0 && blockIdx.y == 0) pdl_wait(); // EARLY LAST DIGIT
 }
 
 // n <= 2^9: one block per limb, n/2 threads, one butterfly per thread per stage, shared memory
@@ -2728,7 +2729,7 @@ template <int GB, int NS>
 cudaError_t launch_modupn_cols(const hepa_ring *ring, unsigned j0, unsigned digits, unsigned alpha,
                                unsigned run, unsigned nt, uint64_t *ext, const uint64_t *coef,
                                const uint32_t *map, const ModupnTabs &tabs, cudaStream_t st,
-                               size_t blocks = HEPA_MODUP_COLS_BLOCKS) {
+                               size_t blocks = HEPA_MODUP_COLS_BLOCKS, bool early = false) {
     const size_t tiles = 256 / 8;
     const TargetGroups tg = target_groups(nt, blocks, tiles * digits);
     const size_t groups = tg.groups, G = tg.G;
@@ -2740,26 +2741,27 @@ cudaError_t launch_modupn_cols(const hepa_ring *ring, unsigned j0, unsigned digi
         if (e != cudaSuccess) return e;
     }
     const dim3 grid((unsigned)tiles, (unsigned)(digits * groups));
-    return launch_k(false, ring, kern, grid, 1u << GB, smem, st, ext, coef, tabs,
+    return launch_k(early, ring, kern, grid, 1u << GB, smem, st, ext, coef, tabs,
                     (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
-                    (unsigned)ring->log_n, map, j0, alpha, run, (unsigned)groups, (unsigned)G);
+                    (unsigned)ring->log_n, map, j0, alpha, run, (unsigned)groups, (unsigned)G,
+                    early);
 }
 template <int GB>
 cudaError_t launch_modupn_cols_any(const hepa_ring *ring, unsigned ns, unsigned j0, unsigned digits,
                                    unsigned alpha, unsigned run, unsigned nt, uint64_t *ext,
                                    const uint64_t *coef, const uint32_t *map,
                                    const ModupnTabs &tabs, cudaStream_t st,
-                                   size_t blocks = HEPA_MODUP_COLS_BLOCKS) {
+                                   size_t blocks = HEPA_MODUP_COLS_BLOCKS, bool early = false) {
     switch (ns) {
     case 1:
         return launch_modupn_cols<GB, 1>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs, st,
-                                         blocks);
+                                         blocks, early);
     case 2:
         return launch_modupn_cols<GB, 2>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs, st,
-                                         blocks);
+                                         blocks, early);
     case 3:
         return launch_modupn_cols<GB, 3>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs, st,
-                                         blocks);
+                                         blocks, early);
     default:
         return cudaErrorInvalidValue;
     }
@@ -3229,21 +3231,33 @@ extern "C" hepa_status _hepa_dev_ntt_modup_cols(const hepa_ring *ring, size_t co
 static cudaError_t launch_modupn_cols_n(const hepa_ring *ring, unsigned ns, unsigned j0,
                                         unsigned digits, unsigned alpha, unsigned run, unsigned nt,
                                         uint64_t *ext, const uint64_t *coef, const uint32_t *map,
-                                        const ModupnTabs &tabs, size_t blocks) {
+                                        const ModupnTabs &tabs, size_t blocks,
+                                        bool early = false) {
     cudaStream_t st = (cudaStream_t)ring->dev->stream;
     switch (ring->log_n) {
     case 15:
         return launch_modupn_cols_any<7>(ring, ns, j0, digits, alpha, run, nt, ext, coef, map, tabs,
-                                         st, blocks);
+                                         st, blocks, early);
     case 16:
         return launch_modupn_cols_any<8>(ring, ns, j0, digits, alpha, run, nt, ext, coef, map, tabs,
-                                         st, blocks);
+                                         st, blocks, early);
     default:
         return launch_modupn_cols_any<9>(ring, ns, j0, digits, alpha, run, nt, ext, coef, map, tabs,
-                                         st, blocks);
+                                         st, blocks, early);
     }
 }
 
+// EARLY LAST DIGIT. A last digit shorter than alpha (level % alpha limbs: one at 2^16/33 with
+// alpha 2) has a launch of its own after the full digits', and nothing in it depends on theirs:
+// both read only the inverse NTT's output, which the first launch waited for, and write disjoint
+// targets. So it is launched with PDL and its blocks do not wait at their start: it becomes
+// resident once every block of the full digits' launch has started (they trigger at their top)
+// and fills the slots their last wave frees. One block (0, 0) runs the wait at its end, so this
+// grid does not complete before the full digits' one has, and the next kernel's wait (the Q
+// limbs' fused row pass) still covers both. (0: wait at the start, without PDL, for A/Bs.)
+#ifndef HEPA_MODUPN_EARLY
+#define HEPA_MODUPN_EARLY 1
+#endif
 extern "C" hepa_status _hepa_dev_ntt_modupn_cols(const hepa_ring *ring, size_t level, size_t E,
                                                  size_t alpha, uint64_t *ext, const uint64_t *coef,
                                                  const uint32_t *map, const uint64_t *const *tabs) {
@@ -3262,7 +3276,7 @@ extern "C" hepa_status _hepa_dev_ntt_modupn_cols(const hepa_ring *ring, size_t l
                                  HEPA_MODUP_COLS_BLOCKS);
     if (e == cudaSuccess && last)
         e = launch_modupn_cols_n(ring, last, full, 1, a, run, (unsigned)(E - last), ext, coef, map,
-                                 tb, HEPA_MODUP_COLS_BLOCKS);
+                                 tb, HEPA_MODUP_COLS_BLOCKS, HEPA_MODUPN_EARLY && full);
     return _hepa_dev_status(e, "ModUp conversion + column pass");
 }
 
