@@ -2723,6 +2723,11 @@ cudaError_t launch_modup_cols(const hepa_ring *ring, size_t count, size_t run, u
                     (unsigned)run, (unsigned)runs, (unsigned)groups, (unsigned)G, pack);
 }
 
+// HEPA_MODUPN_PDL 1: every modupn_cols_kernel launch with PDL (its blocks still wait at their
+// start unless `early`), so they are resident when the kernel before ends (for A/Bs).
+#ifndef HEPA_MODUPN_PDL
+#define HEPA_MODUPN_PDL 0
+#endif
 // modupn_cols_kernel for `digits` digits from j0 whose conversions have NS sources and nt
 // targets each; groups as launch_modup_cols.
 template <int GB, int NS>
@@ -2741,7 +2746,8 @@ cudaError_t launch_modupn_cols(const hepa_ring *ring, unsigned j0, unsigned digi
         if (e != cudaSuccess) return e;
     }
     const dim3 grid((unsigned)tiles, (unsigned)(digits * groups));
-    return launch_k(early, ring, kern, grid, 1u << GB, smem, st, ext, coef, tabs,
+    const bool pdl = early || HEPA_MODUPN_PDL;
+    return launch_k(pdl, ring, kern, grid, 1u << GB, smem, st, ext, coef, tabs,
                     (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
                     (unsigned)ring->log_n, map, j0, alpha, run, (unsigned)groups, (unsigned)G,
                     early);
