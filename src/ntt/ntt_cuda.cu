@@ -504,22 +504,25 @@ __device__ __forceinline__ void cp_async_wait_but_last() {
 #endif
 }
 
-// PDL (programmatic dependent launch, sm_90). ntt_tile_kernel and ks_rows_inner_kernel are
-// launched with programmatic stream serialization on devices of compute capability 9.0 or later
-// (launch_k): such a grid may be scheduled while the grid before it on the stream is still
-// running. Each NTT-family kernel (those two and modup1_cols_kernel) first waits for the grid
-// before it to complete and its writes to be visible (pdl_wait: griddepcontrol.wait, before any
-// global read or write of data another kernel produces or consumes), then lets the next grid be
-// scheduled (pdl_trigger). So stream order holds as without PDL; what is saved is the launch
-// latency between dependent kernels, the next grid's blocks being resident when this one ends.
-// Without the attribute (older devices, other launchers) the wait does nothing. The tile
-// kernels run the wait in tile_body (PW), the last pass's FP64 row tiles after a prologue that
-// reads only the ring's tables (PDL PROLOGUE there).
+// PDL (programmatic dependent launch, sm_90). ntt_tile_kernel, ks_rows_inner_kernel and
+// modupn_cols_kernel are launched with programmatic stream serialization on devices of compute
+// capability 9.0 or later (launch_k): such a grid may be scheduled while the grid before it on
+// the stream is still running. Each NTT-family kernel (those three and modup1_cols_kernel) first
+// waits for the grid before it to complete and its writes to be visible (pdl_wait:
+// griddepcontrol.wait, before any global read or write of data another kernel produces or
+// consumes), then lets the next grid be scheduled (pdl_trigger). So stream order holds as without
+// PDL; what is saved is the launch latency between dependent kernels, the next grid's blocks
+// being resident when this one ends. Without the attribute (older devices, other launchers) the
+// wait does nothing. The tile kernels run the wait in tile_body (PW), the last pass's FP64 row
+// tiles after a prologue that reads only the ring's tables (PDL PROLOGUE there). One launch
+// waits at its end instead: ModUp's last digit, which needs nothing from the grid before it
+// (EARLY LAST DIGIT, modupn_cols_kernel).
 // Measured on an H100 (same calls, against no PDL): forward / inverse NTT 2^16/34 60-bit cold
 // 51.3 -> 49.7, 57.2 -> 55.5 µs; negacyclic multiply 158 -> 151. modup1_cols_kernel is launched
 // without the attribute: with PDL on all three, tensor + key switch at 2^17/61/P=1 measured
 // 6269 -> 6348 µs (two runs each; also with tiles + columns only, 6311), while tiles + rows
-// measured 6265 and each family alone 6246-6251 (not understood).
+// measured 6265 and each family alone 6246-6251 (not understood). modupn_cols_kernel gained 2-3
+// µs with it (HEPA_MODUPN_PDL).
 __device__ __forceinline__ void pdl_wait() {
 #if __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;\n" ::: "memory");
@@ -2723,10 +2726,14 @@ cudaError_t launch_modup_cols(const hepa_ring *ring, size_t count, size_t run, u
                     (unsigned)run, (unsigned)runs, (unsigned)groups, (unsigned)G, pack);
 }
 
-// HEPA_MODUPN_PDL 1: every modupn_cols_kernel launch with PDL (its blocks still wait at their
-// start unless `early`), so they are resident when the kernel before ends (for A/Bs).
+// Every modupn_cols_kernel launch goes with PDL: its blocks (which wait at their start unless
+// `early`) are resident when the kernel before ends, the inverse NTT's column pass for ModUp and
+// the P pair's for ModDown. Same call on an H200 (hepa-bench --ks, 2^16/33, three rounds, µs,
+// without -> with, both with EARLY LAST DIGIT): hepa_mul_relin P = 3 496.8, 496.4, 497.7 ->
+// 495.7, 494.2, 494.8; P = 2 590.7, 591.7, 591.7 -> 588.0, 588.1, 588.8; P = 1 and 4 (other
+// kernels) within noise. (0: without PDL, except the early last digit, for A/Bs.)
 #ifndef HEPA_MODUPN_PDL
-#define HEPA_MODUPN_PDL 0
+#define HEPA_MODUPN_PDL 1
 #endif
 // modupn_cols_kernel for `digits` digits from j0 whose conversions have NS sources and nt
 // targets each; groups as launch_modup_cols.
