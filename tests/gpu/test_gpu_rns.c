@@ -455,7 +455,8 @@ Test(gpu_rns, keyswitch_issue_shapes) {
  * ciphertexts on one shared ring, key-switching context and key, several times; every result
  * must equal the one computed before on the main thread. n = 2^16 takes key switching's HELPER
  * STREAM (keyswitch.c), whose fork and join events belong to the ring and are re-recorded by
- * each thread's calls. (Written in a session without device time: first run owed.) */
+ * each thread's calls. Its last digit has one limb (7 = 3 + 3 + 1), so it also runs ModUp's
+ * EARLY LAST DIGIT launch from several threads. */
 #define KS_THREADS 4
 typedef struct ks_job {
     const hepa_ks *ks;
