@@ -3267,7 +3267,7 @@ static cudaError_t launch_modupn_cols_n(const hepa_ring *ring, unsigned ns, unsi
 // resident once every block of the full digits' launch has started (they trigger at their top)
 // and fills the slots their last wave frees. One block (0, 0) runs the wait at its end, so this
 // grid does not complete before the full digits' one has, and the next kernel's wait (the Q
-// limbs' fused row pass) still covers both. (0: wait at the start, without PDL, for A/Bs.)
+// limbs' fused row pass) still covers both. (0: it waits at its start like the others, for A/Bs.)
 #ifndef HEPA_MODUPN_EARLY
 #define HEPA_MODUPN_EARLY 1
 #endif
