@@ -37,6 +37,7 @@
 
 #include "device/grid_sync.cuh"
 #include "device/internal.h"
+#include "device/pdl.cuh"
 #include "hepa/modarith.h"
 #include "ntt/f64_arith.cuh"
 #include "rns/ckks_core.h"
@@ -504,35 +505,18 @@ __device__ __forceinline__ void cp_async_wait_but_last() {
 #endif
 }
 
-// PDL (programmatic dependent launch, sm_90). ntt_tile_kernel, ks_rows_inner_kernel and
-// modupn_cols_kernel are launched with programmatic stream serialization on devices of compute
-// capability 9.0 or later (launch_k): such a grid may be scheduled while the grid before it on
-// the stream is still running. Each NTT-family kernel (those three and modup1_cols_kernel) first
-// waits for the grid before it to complete and its writes to be visible (pdl_wait:
-// griddepcontrol.wait, before any global read or write of data another kernel produces or
-// consumes), then lets the next grid be scheduled (pdl_trigger). So stream order holds as without
-// PDL; what is saved is the launch latency between dependent kernels, the next grid's blocks
-// being resident when this one ends. Without the attribute (older devices, other launchers) the
-// wait does nothing. The tile kernels run the wait in tile_body (PW), the last pass's FP64 row
-// tiles after a prologue that reads only the ring's tables (PDL PROLOGUE there). One launch
-// waits at its end instead: ModUp's last digit, which needs nothing from the grid before it
-// (EARLY LAST DIGIT, modupn_cols_kernel).
+// PDL (programmatic dependent launch, device/pdl.cuh). ntt_tile_kernel, ks_rows_inner_kernel and
+// modupn_cols_kernel are launched with programmatic stream serialization (launch_k); those three
+// and modup1_cols_kernel wait and trigger as pdl.cuh says. The tile kernels run the wait in
+// tile_body (PW), the last pass's FP64 row tiles after a prologue that reads only the ring's
+// tables (PDL PROLOGUE there). One launch waits at its end instead: ModUp's last digit, which
+// needs nothing from the grid before it (EARLY LAST DIGIT, modupn_cols_kernel).
 // Measured on an H100 (same calls, against no PDL): forward / inverse NTT 2^16/34 60-bit cold
 // 51.3 -> 49.7, 57.2 -> 55.5 µs; negacyclic multiply 158 -> 151. modup1_cols_kernel is launched
 // without the attribute: with PDL on all three, tensor + key switch at 2^17/61/P=1 measured
 // 6269 -> 6348 µs (two runs each; also with tiles + columns only, 6311), while tiles + rows
 // measured 6265 and each family alone 6246-6251 (not understood). modupn_cols_kernel gained 2-3
 // µs with it (HEPA_MODUPN_PDL).
-__device__ __forceinline__ void pdl_wait() {
-#if __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void pdl_trigger() {
-#if __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
-}
 // %nsmid: at least the SM count (it may overcount a little). FIRST WAVE ONLY (tile_body) and
 // the MULROWS PROLOGUE count a grid's first wave as the first nsmid() times blocks-per-SM blocks.
 __device__ __forceinline__ unsigned nsmid() {
@@ -1009,8 +993,12 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // for the last pass's row tiles without a map (a map's entries are read first), at the top
     // for the others
     constexpr bool PRO = PW && STG && LAST && HEPA_NTT_PRO;
+    // (EARLY RESCALE HALF: XF 1 with in2 set skips the wait here, block (0, 0) runs it at the end)
     if constexpr (PW)
-        if (!PRO || map) pdl_wait(), pdl_trigger();
+        if (!PRO || map) {
+            if (XF != 1 || !in2) pdl_wait();
+            pdl_trigger();
+        }
     int limb = by;
     size_t dlimb;
     bool pb = false; // the second polynomial of a pair (XF 9: out_b = d1's output)
@@ -1444,6 +1432,10 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         }
         out[gx] = x;
     }
+    // EARLY RESCALE HALF (_hepa_dev_ntt_rescale): the grid cannot complete before the one before
+    // it, so the next grid's wait covers both
+    if constexpr (PW && XF == 1)
+        if (in2 && bx == 0 && by == 0) pdl_wait();
 }
 
 // The tile kernel: one block runs tile_body for its (blockIdx.x, blockIdx.y).
@@ -2635,24 +2627,6 @@ __global__ void __launch_bounds__(128, 3)
     }
 }
 
-// Launches kernel k, with programmatic stream serialization when pdl and the device has it (see
-// PDL); the arguments must have the kernel's parameter types exactly.
-template <typename... P, typename... A>
-cudaError_t launch_k(bool pdl, const hepa_ring *ring, void (*k)(P...), dim3 grid, unsigned threads,
-                     size_t smem, cudaStream_t st, A... args) {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = dim3(threads);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = st;
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    at[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = at;
-    cfg.numAttrs = pdl && ring->dev->pdl ? 1 : 0;
-    return cudaLaunchKernelEx(&cfg, k, args...);
-}
-
 // tile_body's dynamic shared memory for a block of TILES tiles: an exchange area for every tile
 // but column tiles without warp bits (they never exchange), then with STG the staged twiddles
 constexpr size_t tile_smem_bytes(int GB, int CB, int TILES, bool INV, bool STG) {
@@ -2870,6 +2844,9 @@ struct FxArgs {
     // n >= 2^13: only the last pass (forward: the rows, after a cols_only call; inverse: the
     // columns, after ntt_mulrows_kernel)
     bool last_only = false;
+    // FX_RESCALE, n = 2^13 .. 2^17: the column pass needs nothing from the grid before it
+    // (EARLY RESCALE HALF); it is told so by in2 = in (XF 1's first pass reads no in2)
+    bool early = false;
 };
 template <bool INV, bool FUSED, int FX = FX_NONE>
 cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *in,
@@ -2954,7 +2931,7 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
                                    (FX == FX_MODDOWN1 && fx.packed_t)) && ks_packed(ring))         \
      : FX == FX_MODDOWN && GB1 >= 7 && fx.packed_t && ks_packed(ring)                              \
          ? COLS(GB1, false, in, nullptr, false, in_b, (GB1 >= 7 ? 6 : XF1))                        \
-         : COLS(GB1, false, in, nullptr, false, in_b, XF1))
+         : COLS(GB1, false, in, FX == FX_RESCALE && fx.early ? in : nullptr, false, in_b, XF1))
     // three passes, n = 2^18 .. 2^20 (T, M) = (5, 5), (6, 5), (6, 6)
 // clang-format on
 #define TOP(GBT, M, IN, LAST, INB, XF)                                                         \
@@ -3163,6 +3140,10 @@ extern "C" hepa_status _hepa_dev_ntt_mul(const hepa_ring *ring, size_t level, ui
 #ifndef HEPA_RESCALE_SPLIT
 #define HEPA_RESCALE_SPLIT 1
 #endif
+// EARLY RESCALE HALF (split only; 0: the second column pass waits at its start like the others)
+#ifndef HEPA_RESCALE_EARLY
+#define HEPA_RESCALE_EARLY 1
+#endif
 extern "C" hepa_status _hepa_dev_ntt_rescale(const hepa_ring *ring, size_t level, uint64_t *out0,
                                              const uint64_t *a0, uint64_t *out1, const uint64_t *a1,
                                              uint64_t *last) {
@@ -3179,9 +3160,17 @@ extern "C" hepa_status _hepa_dev_ntt_rescale(const hepa_ring *ring, size_t level
     if (HEPA_RESCALE_SPLIT && out1 && 2 * one > half_l2 && one <= half_l2) {
         e = run_ntt<false, false, FX_RESCALE>(ring, level - 1, out0, last, a0, nullptr, nullptr,
                                               nullptr, out0, aux);
+        // EARLY RESCALE HALF: the second polynomial's column pass reads only last1, which the
+        // inverse NTT wrote two grids before (the first polynomial's row pass waited for its
+        // column pass, which waited for that NTT), and writes only out1, which the first
+        // polynomial's row pass neither reads nor writes (out1 is a buffer of its own, at another
+        // level than a0 and a1). So its blocks start without waiting, in the slots that the row
+        // pass's last wave frees.
+        FxArgs fx;
+        fx.early = HEPA_RESCALE_EARLY;
         if (e == cudaSuccess)
             e = run_ntt<false, false, FX_RESCALE>(ring, level - 1, out1, last1, a1, nullptr,
-                                                  nullptr, nullptr, out1, aux);
+                                                  nullptr, nullptr, out1, aux, false, fx);
         return _hepa_dev_status(e, "NTT-domain rescale");
     }
     FxArgs fx;

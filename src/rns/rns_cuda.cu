@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "device/internal.h"
+#include "device/pdl.cuh"
 #include "hepa/modarith.h"
 #include "ntt/f64_arith.cuh"
 #include "rns/conv_core.h"
@@ -252,6 +253,12 @@ __device__ void conv_any(const hepa_conv_job &jb, const uint64_t *tab, size_t n,
 // F64: the build with conv_pair's FP64 route, launched when some job's sources are all below
 // 2^47 (70 registers without the route, 72 with it; when a single build had the route at 80
 // registers, ModDown from 60-bit special primes measured 6-10 µs slower in it)
+// CONVERSION PDL: launched with PDL (device/pdl.cuh) where HEPA_CONV_PDL, so that the launch
+// between the inverse NTT before it and the kernel after it (key switching's ModUp with digits of
+// 4 or more limbs, ModDown with 4 or more special primes) is hidden.
+#ifndef HEPA_CONV_PDL
+#define HEPA_CONV_PDL 1
+#endif
 template <bool F64> __global__ void conv_kernel(const Jobs jobs, int logn, int exact, int any) {
     extern __shared__ uint64_t vs[];
     const hepa_conv_job jb = jobs.j[blockIdx.y];
@@ -263,6 +270,8 @@ template <bool F64> __global__ void conv_kernel(const Jobs jobs, int logn, int e
     // quarter, the rest written by 3 other blocks)
     const size_t x = jb.pack ? hepa_pcol_pair(p) : 2 * p;
     const uint64_t *tab = jb.tab;
+    pdl_wait(); // CONVERSION PDL: before any global read
+    pdl_trigger();
     switch (any ? 0 : tab[0]) { // the same for the whole block
     case 1:
         conv_pair<1, F64>(jb, tab, n, x, 2 * p, exact);
@@ -450,9 +459,10 @@ extern "C" hepa_status _hepa_dev_conv(const hepa_ring *ring, const hepa_conv_job
     }
     // two coefficients per thread (n >= 16 is even)
     dim3 grid((unsigned)((ring->n / 2 + kConvThreads - 1) / kConvThreads), (unsigned)njobs);
-    kern<<<grid, kConvThreads, smem, (cudaStream_t)ring->dev->stream>>>(J, (int)ring->log_n, exact,
-                                                                        any != 0);
-    return _hepa_dev_status(cudaGetLastError(), "conversion kernel");
+    const cudaError_t e = launch_k(HEPA_CONV_PDL, ring, kern, grid, kConvThreads, smem,
+                                   (cudaStream_t)ring->dev->stream, J, (int)ring->log_n, exact,
+                                   (int)(any != 0));
+    return _hepa_dev_status(e, "conversion kernel");
 }
 
 extern "C" hepa_status _hepa_dev_ks_modup1(const hepa_ring *ring, size_t l, size_t E,

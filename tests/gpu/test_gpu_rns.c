@@ -179,6 +179,35 @@ Test(gpu_rns, tensor_rescale_drop_automorphism) {
     }
 }
 
+/* RESCALE SPLIT and its EARLY RESCALE HALF (ntt_cuda.cu): at 2^16 the pair's forward NTTs run one
+ * polynomial after the other where one polynomial's (level - 1) limbs between the passes fit in
+ * half the L2 cache and two do not, here 40 and 39 limbs (21 and 20 MB: L2 caches of 42 to 81 MB,
+ * such as the H100's and the H200's); the second polynomial's column pass then starts while the
+ * first's row pass runs. Two pairs back to back, the second reading the first's outputs, so that
+ * a launch which completed before its inputs were written or before the grid it overlapped
+ * would show. */
+Test(gpu_rns, rescale_pair_split) {
+    test_rng t;
+    test_rng_init(&t);
+    const size_t n = 65536, L = 41;
+    pair p;
+    pair_init(&p, n, L, 1, 40);
+    for (int rep = 0; rep < 2; ++rep) {
+        twin a0 = twin_rand(&t, &p, L, HEPA_DOMAIN_NTT), a1 = twin_rand(&t, &p, L, HEPA_DOMAIN_NTT);
+        twin o0 = twin_out(&p, L - 1), o1 = twin_out(&p, L - 1);
+        twin r0 = twin_out(&p, L - 2), r1 = twin_out(&p, L - 2);
+        T_OK(hepa_poly_rescale_pair(o0.h, o1.h, a0.h, a1.h));
+        T_OK(hepa_poly_rescale_pair(r0.h, r1.h, o0.h, o1.h));
+        T_OK(hepa_poly_rescale_pair(o0.d, o1.d, a0.d, a1.d));
+        T_OK(hepa_poly_rescale_pair(r0.d, r1.d, o0.d, o1.d));
+        twin_check(o0, "split rescale pair 0", n), twin_check(o1, "split rescale pair 1", n);
+        twin_check(r0, "split rescale pair 0, again", n);
+        twin_check(r1, "split rescale pair 1, again", n);
+        twin_free(a0), twin_free(a1), twin_free(o0), twin_free(o1), twin_free(r0), twin_free(r1);
+    }
+    pair_clear(&p);
+}
+
 Test(gpu_rns, convert) {
     test_rng t;
     test_rng_init(&t);

@@ -1,0 +1,52 @@
+// src/device/pdl.cuh — programmatic dependent launch (PDL, sm_90 and later), shared by the
+// kernels of src/ntt/ntt_cuda.cu and src/rns/rns_cuda.cu. A grid launched with programmatic
+// stream serialization (launch_k with pdl, on a device whose hepa_ring_device::pdl is set) may be
+// scheduled while the grid before it on the stream is still running. Every kernel so launched
+// first waits for the grid before it to complete and its writes to be visible (pdl_wait:
+// griddepcontrol.wait, before any global read or write of data another kernel produces or
+// consumes), then lets the next grid be scheduled (pdl_trigger). Stream order therefore holds as
+// without PDL; what is saved is the launch latency between dependent kernels, the next grid's
+// blocks being resident when this one ends. Without the attribute (older devices, the
+// launchers that do not ask for it) the wait returns at once. A block that exits without
+// pdl_trigger triggers at its exit.
+#ifndef HEPA_SRC_DEVICE_PDL_CUH
+#define HEPA_SRC_DEVICE_PDL_CUH
+
+#include <cuda_runtime.h>
+
+#include "rns/internal.h" // hepa_ring (ring->dev->pdl)
+
+namespace {
+
+__device__ __forceinline__ void pdl_wait() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_trigger() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
+// Launches kernel k, with programmatic stream serialization when pdl and the device has it; the
+// arguments must have the kernel's parameter types exactly.
+template <typename... P, typename... A>
+cudaError_t launch_k(bool pdl, const hepa_ring *ring, void (*k)(P...), dim3 grid, unsigned threads,
+                     size_t smem, cudaStream_t st, A... args) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = st;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = pdl && ring->dev->pdl ? 1 : 0;
+    return cudaLaunchKernelEx(&cfg, k, args...);
+}
+
+} // namespace
+
+#endif
