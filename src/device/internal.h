@@ -181,8 +181,9 @@ hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count,
  * targets with the device conversion table tabs[j] (conv_core.h layout), whose targets are map
  * entries j·(E - alpha) ..; each target's column pass goes to ext in PACKED COLUMNS as
  * _hepa_dev_ntt_modup_cols leaves it, for _hepa_dev_ks_rows_inner. Only where
- * _hepa_dev_ks_packed holds; HEPA_ERR_UNSUPPORTED otherwise (and for alpha outside 2..3), when
- * the caller converts with _hepa_dev_conv and then calls _hepa_dev_ntt_modup_cols. */
+ * _hepa_dev_ks_packed holds; HEPA_ERR_UNSUPPORTED otherwise (and for alpha outside 2 ..
+ * HEPA_DEV_FUSED_CONV_MAX), when the caller converts with _hepa_dev_conv and then calls
+ * _hepa_dev_ntt_modup_cols. */
 hepa_status _hepa_dev_ntt_modupn_cols(const struct hepa_ring *ring, size_t level, size_t E,
                                       size_t alpha, uint64_t *ext, const uint64_t *coef,
                                       const uint32_t *map, const uint64_t *const *tabs);
@@ -190,7 +191,14 @@ hepa_status _hepa_dev_ntt_modupn_cols(const struct hepa_ring *ring, size_t level
  * n = 2^15 .. 2^17; see src/ntt/ntt_cuda.cu): the conversion jobs of digits of 2 or more limbs
  * then set hepa_conv_job::pack. */
 int _hepa_dev_ks_packed(const struct hepa_ring *ring);
-/* ModDown's first NTT pass with its conversion fused in, K = 2 or 3 special primes, where
+/* The most sources (digit limbs, special primes) that the fused conversions above and below take
+ * (modupn_cols_kernel, ntt_cuda.cu: 3 or 4; 4 measured no faster, see MODUP COLUMNS, DIGITS OF
+ * 2-3 LIMBS there). keyswitch.c reads it to pick ModDown's route. */
+#ifndef HEPA_DEV_FUSED_CONV_MAX
+#define HEPA_DEV_FUSED_CONV_MAX 3
+#endif
+/* ModDown's first NTT pass with its conversion fused in, K = 2 .. HEPA_DEV_FUSED_CONV_MAX
+ * special primes, where
  * _hepa_dev_ks_packed holds (HEPA_ERR_UNSUPPORTED otherwise): coef = t0's K coefficient-domain
  * P limbs, t1's the same E·n words further (E = level + K: hepa_keyswitch_add's layout), each
  * converted exactly with the device conversion table tab (conv_core.h: K sources, level targets)

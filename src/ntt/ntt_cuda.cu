@@ -2749,6 +2749,11 @@ cudaError_t launch_modupn_cols_any(const hepa_ring *ring, unsigned ns, unsigned 
     case 3:
         return launch_modupn_cols<GB, 3>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs, st,
                                          blocks, early);
+    case 4: // (built only where HEPA_DEV_FUSED_CONV_MAX allows it)
+        if constexpr (HEPA_DEV_FUSED_CONV_MAX >= 4)
+            return launch_modupn_cols<GB, 4>(ring, j0, digits, alpha, run, nt, ext, coef, map,
+                                             tabs, st, blocks, early);
+        return cudaErrorInvalidValue;
     default:
         return cudaErrorInvalidValue;
     }
@@ -3264,8 +3269,8 @@ extern "C" hepa_status _hepa_dev_ntt_modupn_cols(const hepa_ring *ring, size_t l
                                                  size_t alpha, uint64_t *ext, const uint64_t *coef,
                                                  const uint32_t *map, const uint64_t *const *tabs) {
     const size_t dn = (level + alpha - 1) / alpha;
-    if (!ks_packed(ring) || alpha < 2 || alpha > 3 || level == 0 || dn > HEPA_CONV_MAX_JOBS ||
-        E <= level)
+    if (!ks_packed(ring) || alpha < 2 || alpha > HEPA_DEV_FUSED_CONV_MAX || level == 0 ||
+        dn > HEPA_CONV_MAX_JOBS || E <= level)
         return HEPA_ERR_UNSUPPORTED;
     ModupnTabs tb{};
     for (size_t j = 0; j < dn; ++j)
@@ -3315,7 +3320,8 @@ extern "C" int _hepa_dev_ks_packed(const hepa_ring *ring) {
 extern "C" hepa_status _hepa_dev_ntt_moddownn_cols(const hepa_ring *ring, size_t level, size_t K,
                                                    uint64_t *mid, const uint64_t *coef,
                                                    const uint32_t *map, const uint64_t *tab) {
-    if (!ks_packed(ring) || K < 2 || K > 3 || level == 0) return HEPA_ERR_UNSUPPORTED;
+    if (!ks_packed(ring) || K < 2 || K > HEPA_DEV_FUSED_CONV_MAX || level == 0)
+        return HEPA_ERR_UNSUPPORTED;
     ModupnTabs tb{};
     tb.t[0] = tb.t[1] = tab;
     const unsigned l = (unsigned)level;

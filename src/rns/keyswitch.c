@@ -456,10 +456,10 @@ static hepa_status dev_moddown(const hepa_ks *ks, const hepa_ring *on, size_t l,
                                const hepa_tensor_in *tens, int packed, int phase) {
     const size_t n = on->n, K = ks->K;
     if (phase != 2) {
-        /* MODDOWN CONVERSION IN THE COLUMN PASS (K = 2, 3, PACKED COLUMNS, keyswitch_run's
-         * layout): the first NTT pass converts as it loads */
-        const int fuse =
-            K >= 2 && K <= 3 && packed && _hepa_dev_ks_packed(on) && pair_adjacent(ks, l, t0, t1);
+        /* MODDOWN CONVERSION IN THE COLUMN PASS (K = 2 .. HEPA_DEV_FUSED_CONV_MAX, PACKED
+         * COLUMNS, keyswitch_run's layout): the first NTT pass converts as it loads */
+        const int fuse = K >= 2 && K <= HEPA_DEV_FUSED_CONV_MAX && packed &&
+                         _hepa_dev_ks_packed(on) && pair_adjacent(ks, l, t0, t1);
         hepa_status s = dev_moddown_p(ks, on, l, t0, t1, tmp, K > 1 && !fuse, packed);
         if (s != HEPA_OK) return s;
         if (fuse) {

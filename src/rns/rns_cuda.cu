@@ -253,11 +253,15 @@ __device__ void conv_any(const hepa_conv_job &jb, const uint64_t *tab, size_t n,
 // F64: the build with conv_pair's FP64 route, launched when some job's sources are all below
 // 2^47 (70 registers without the route, 72 with it; when a single build had the route at 80
 // registers, ModDown from 60-bit special primes measured 6-10 µs slower in it)
-// CONVERSION PDL: launched with PDL (device/pdl.cuh) where HEPA_CONV_PDL, so that the launch
-// between the inverse NTT before it and the kernel after it (key switching's ModUp with digits of
-// 4 or more limbs, ModDown with 4 or more special primes) is hidden.
+// CONVERSION PDL (HEPA_CONV_PDL = 1): launched with PDL (device/pdl.cuh), to hide the launch
+// after the inverse NTT before it (key switching's ModUp with digits of 4 or more limbs, ModDown
+// with 4 or more special primes). MEASURED SLOWER, so off: H200, hepa-bench --ks, 2^16/33, P =
+// 4, same call, three rounds, µs: with the attribute and the wait + trigger at the top,
+// hepa_mul_relin 567.0, 565.0, 577.1 -> 601.9, 602.2, 601.6 (ModUp alone 359.6 -> 381.6, ModDown
+// 113.5 -> 138.8); and the trigger alone (the attribute off), which lets the column pass after
+// it become resident early, was itself 20-30 µs slower than the last session's 543-546.
 #ifndef HEPA_CONV_PDL
-#define HEPA_CONV_PDL 1
+#define HEPA_CONV_PDL 0
 #endif
 template <bool F64> __global__ void conv_kernel(const Jobs jobs, int logn, int exact, int any) {
     extern __shared__ uint64_t vs[];
@@ -270,8 +274,7 @@ template <bool F64> __global__ void conv_kernel(const Jobs jobs, int logn, int e
     // quarter, the rest written by 3 other blocks)
     const size_t x = jb.pack ? hepa_pcol_pair(p) : 2 * p;
     const uint64_t *tab = jb.tab;
-    pdl_wait(); // CONVERSION PDL: before any global read
-    pdl_trigger();
+    pdl_wait(); // CONVERSION PDL: before any global read (no trigger: see there)
     switch (any ? 0 : tab[0]) { // the same for the whole block
     case 1:
         conv_pair<1, F64>(jb, tab, n, x, 2 * p, exact);
