@@ -175,7 +175,8 @@ hepa_status _hepa_dev_ntt_modup1(const struct hepa_ring *ring, size_t count, siz
 hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count, size_t run,
                                      uint64_t *ext, const uint64_t *coef, const uint32_t *map,
                                      const uint64_t *aux);
-/* The same column pass for digits of alpha = 2 or 3 limbs with the conversion fused in
+/* The same column pass for digits of alpha = 2 .. HEPA_DEV_FUSED_CONV_MAX limbs with the
+ * conversion fused in
  * (modupn_cols_kernel, src/ntt/ntt_cuda.cu): digit j (j < ceil(level/alpha)) converts coef limbs
  * j·alpha .. (at most alpha, the last digit may be shorter) exactly to its E - (its size)
  * targets with the device conversion table tabs[j] (conv_core.h layout), whose targets are map
@@ -192,10 +193,10 @@ hepa_status _hepa_dev_ntt_modupn_cols(const struct hepa_ring *ring, size_t level
  * then set hepa_conv_job::pack. */
 int _hepa_dev_ks_packed(const struct hepa_ring *ring);
 /* The most sources (digit limbs, special primes) that the fused conversions above and below take
- * (modupn_cols_kernel, ntt_cuda.cu: 3 or 4; 4 measured no faster, see MODUP COLUMNS, DIGITS OF
- * 2-3 LIMBS there). keyswitch.c reads it to pick ModDown's route. */
+ * (modupn_cols_kernel, ntt_cuda.cu: 3 or 4, the kernel's limit; see MODUP COLUMNS, DIGITS OF 2-4
+ * LIMBS there for what 4 measured). keyswitch.c reads it to pick ModDown's route. */
 #ifndef HEPA_DEV_FUSED_CONV_MAX
-#define HEPA_DEV_FUSED_CONV_MAX 3
+#define HEPA_DEV_FUSED_CONV_MAX 4
 #endif
 /* ModDown's first NTT pass with its conversion fused in, K = 2 .. HEPA_DEV_FUSED_CONV_MAX
  * special primes, where

@@ -1739,7 +1739,8 @@ __global__ void __launch_bounds__(128, HEPA_MULROWS_MINB)
 // below KS_PACK_BELOW, its words (in [0, q), below 2^40) are kept in 5 bytes instead of 8: the
 // low 32 bits at uint32_t index x of the limb's slice, the high 8 at byte 4n + x of it.
 //  - one-limb digits: modup1_cols_kernel (pack) converts, transforms and stores them so;
-//  - digits of 2 or 3 limbs: modupn_cols_kernel converts, transforms and stores them so;
+//  - digits of 2 to HEPA_DEV_FUSED_CONV_MAX (4) limbs: modupn_cols_kernel converts, transforms
+//    and stores them so;
 //  - digits of more limbs: the conversion kernel (hepa_conv_job::pack) stores them so, and
 //    the column pass (ntt_tile_kernel XF 6) loads and stores them so, in place (an element's
 //    bytes are the same in and out, and a tile loads all of its elements before it stores).
@@ -2003,8 +2004,8 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
     }
 }
 
-// MODUP COLUMNS, DIGITS OF 2-3 LIMBS (modupn_cols_kernel): key switching's fused ModUp for
-// digits of NS = 1..3 limbs (NS = alpha = 2 or 3; a shorter last digit gets its own launch),
+// MODUP COLUMNS, DIGITS OF 2-4 LIMBS (modupn_cols_kernel): key switching's fused ModUp for
+// digits of NS = 1..4 limbs (NS = alpha = 2 .. 4; a shorter last digit gets its own launch),
 // rings with FP64 limbs at n = 2^15 .. 2^17 (ks_packed). Digit j's exact conversion (conv_core.h,
 // table tabs.t[j]; sources: coef limbs j·alpha ..) to each of its targets, then the column pass of
 // the target's NTT, stored in PACKED COLUMNS for the fused row pass. Before, the conversion kernel
@@ -2024,8 +2025,12 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
 // many as the 64-register cap allows), 3 for NS = 3, 2 for NS = 4. Measured on an H100 against
 // the conversion kernel + XF 6 (hepa-bench --ks, 2^16/33, same call, two runs each, multiply +
 // relinearize): P = 2 853.6, 855.0 -> 747.9, 745.0 µs; P = 3 674.9, 674.5 -> 623.9, 627.8; P =
-// 4 633.2, 633.6 -> 635.4, 635.6 (ModUp + inner product 437 -> 440). So digits of 4 limbs keep
-// the two steps (alpha 4 returns HEPA_ERR_UNSUPPORTED from _hepa_dev_ntt_modupn_cols). Keeping
+// 4 633.2, 633.6 -> 635.4, 635.6 (ModUp + inner product 437 -> 440), so digits of 4 limbs kept
+// the two steps then. Re-measured after this kernel's later gains (TARGET HEADS, SOURCE V IN
+// FP64, WIDE SOURCES, PDL, EARLY LAST DIGIT), H200, same call, three rounds, µs, P = 4 (8 digits
+// of 4 limbs and one of 1): hepa_mul_relin 542.4, 546.5, 545.8 -> 489.1, 489.5, 489.5, ModUp +
+// inner product 391.5-393.6 -> 346.9-350.3 (no spills, 124-126 registers at NS = 4); since
+// then alpha 4 is fused too (HEPA_DEV_FUSED_CONV_MAX = 3 gives the two steps back). Keeping
 // v_k in 6 bytes instead (a 32-bit and a 16-bit array, for digits whose sources are all below
 // 2^48: 4 blocks per SM at NS = 3, 3 at NS = 4; digit 0, with the 60-bit q_0, in a launch of its
 // own in 8 bytes) was slower in a same-call A/B: P = 3 624 -> 650 µs, P = 4 632 -> 653 with
@@ -3145,7 +3150,10 @@ extern "C" hepa_status _hepa_dev_ntt_mul(const hepa_ring *ring, size_t level, ui
 #ifndef HEPA_RESCALE_SPLIT
 #define HEPA_RESCALE_SPLIT 1
 #endif
-// EARLY RESCALE HALF (split only; 0: the second column pass waits at its start like the others)
+// EARLY RESCALE HALF (split only; 0: the second column pass waits at its start like the others,
+// for A/Bs). H200, hepa-bench --ks --n 65536 (2^16/33, the rescale row of its four sections),
+// same call, three rounds, 12 medians each: 62.4-64.7 µs (most 63.0-63.4) -> 60.4-62.6 (most
+// 60.8-61.7); predicted 2-4 µs.
 #ifndef HEPA_RESCALE_EARLY
 #define HEPA_RESCALE_EARLY 1
 #endif
@@ -3291,7 +3299,7 @@ extern "C" int _hepa_dev_ks_packed(const hepa_ring *ring) {
     return ks_packed(ring);
 }
 
-// MODDOWN CONVERSION IN THE COLUMN PASS (K = 2, 3): modupn_cols_kernel with the pair's two
+// MODDOWN CONVERSION IN THE COLUMN PASS (K = 2 .. 4): modupn_cols_kernel with the pair's two
 // polynomials as its digits (its `alpha` is the digits' source stride in limbs: E here), in place
 // of the conversion kernel (one pair of coefficients per thread, 20% occupancy) writing the
 // targets and the column pass reading them back. It runs on the helper stream beside the Q
@@ -3313,7 +3321,9 @@ extern "C" int _hepa_dev_ks_packed(const hepa_ring *ring) {
 // that, 5 µs before the Q rows, which alone end 73 µs sooner.) K = 4 fused the same way
 // (modupn_cols_kernel<GB, 4>, 80 KiB, 2 blocks per SM) measured 599.0, 600.2 µs with 512
 // blocks, 592.4, 591.3 with 256 and 587.1, 588.7 with 192, against 588.3 to 591.7 for the
-// conversion kernel and XF 6: within noise, so K = 4 keeps the two steps.
+// conversion kernel and XF 6: within noise. Re-measured with HEPA_DEV_FUSED_CONV_MAX = 4 (H200,
+// three rounds, 256 blocks), ModDown alone 113.8-114.6 -> 114.0 µs: still within noise; K = 4
+// goes fused (one route for K = 2 .. 4, and no conversion kernel launch).
 #ifndef HEPA_MODDOWN_COLS_BLOCKS
 #define HEPA_MODDOWN_COLS_BLOCKS 256
 #endif

@@ -254,12 +254,15 @@ __device__ void conv_any(const hepa_conv_job &jb, const uint64_t *tab, size_t n,
 // 2^47 (70 registers without the route, 72 with it; when a single build had the route at 80
 // registers, ModDown from 60-bit special primes measured 6-10 µs slower in it)
 // CONVERSION PDL (HEPA_CONV_PDL = 1): launched with PDL (device/pdl.cuh), to hide the launch
-// after the inverse NTT before it (key switching's ModUp with digits of 4 or more limbs, ModDown
-// with 4 or more special primes). MEASURED SLOWER, so off: H200, hepa-bench --ks, 2^16/33, P =
-// 4, same call, three rounds, µs: with the attribute and the wait + trigger at the top,
-// hepa_mul_relin 567.0, 565.0, 577.1 -> 601.9, 602.2, 601.6 (ModUp alone 359.6 -> 381.6, ModDown
-// 113.5 -> 138.8); and the trigger alone (the attribute off), which lets the column pass after
-// it become resident early, was itself 20-30 µs slower than the last session's 543-546.
+// after the inverse NTT before it (key switching's ModUp and ModDown with more than
+// HEPA_DEV_FUSED_CONV_MAX sources; until digits of 4 were fused, P = 4). MEASURED SLOWER, so off:
+// H200, hepa-bench --ks, 2^16/33, P = 4 (then through this kernel), same call, three rounds, µs:
+// with the attribute and the wait + trigger at the top, hepa_mul_relin 567.0, 565.0, 577.1 ->
+// 601.9, 602.2, 601.6 (ModUp alone 359.6 -> 381.6, ModDown 113.5 -> 138.8); the trigger alone
+// (the attribute off), which lets the column pass after it become resident early, 542-546 ->
+// 565-577; the attribute and the wait without the trigger (HEPA_CONV_PDL = 1 now): 542.4-546.5
+// -> 548.9-550.5, ModDown 113.8-114.6 -> 137.7-138.3. (Not understood: its blocks wait
+// resident in the slots that the inverse NTT's last wave frees.)
 #ifndef HEPA_CONV_PDL
 #define HEPA_CONV_PDL 0
 #endif

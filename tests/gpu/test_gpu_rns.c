@@ -458,8 +458,8 @@ Test(gpu_rns, keyswitch_small) {
      * 7 = 3 + 3 + 1 and 5 = 2 + 2 + 1: a one-limb last digit among longer ones */
     check_keyswitch(32768, 7, 3, 0, 40);
     check_keyswitch(65536, 5, 2, 0, 40);
-    /* digits of 4 limbs (9 = 4 + 4 + 1) and K = 4: the conversion kernel, or
-     * modupn_cols_kernel<GB, 4> where HEPA_DEV_FUSED_CONV_MAX is 4 */
+    /* digits of 4 limbs (9 = 4 + 4 + 1) and K = 4: modupn_cols_kernel<GB, 4> for ModUp and
+     * ModDown (the conversion kernel where HEPA_DEV_FUSED_CONV_MAX is 3) */
     check_keyswitch(32768, 9, 4, 0, 40);
     check_keyswitch(65536, 7, 3, 0, 40); /* ModDown's K = 3 conversion beside the helper stream */
     /* digits of 4 limbs (6 = 4 + 2: the conversion kernel and XF 6, for ModUp and for ModDown's
