@@ -6,6 +6,7 @@
  * multi-pass path (2^13 and up), which the mapped NTTs of key switching and rescale all take.
  * Without a usable GPU the program exits 77 (skipped). */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -498,6 +499,7 @@ typedef struct ks_job {
     size_t half;   /* (l - 1) n */
     int reps;
     hepa_status status;
+    char msg[256]; /* hepa_last_error_message of a failing call (it is per thread) */
     int mismatch;
 } ks_job;
 
@@ -515,6 +517,8 @@ static void *ks_thread(void *arg) {
     j->status = tmp ? HEPA_OK : HEPA_ERR_OUT_OF_MEMORY;
     for (int r = 0; r < j->reps && tmp && j->status == HEPA_OK; ++r) {
         j->status = ks_job_step(j, tmp);
+        if (j->status != HEPA_OK)
+            snprintf(j->msg, sizeof j->msg, "%s", hepa_last_error_message());
         if (j->status == HEPA_OK && memcmp(tmp, j->got, 2 * j->half * sizeof *tmp) != 0)
             j->mismatch = 1;
     }
@@ -581,8 +585,8 @@ Test(gpu_rns, threads_share_ring) {
         pthread_join(tid[k], NULL);
     for (int k = 0; k < KS_THREADS; ++k) {
         ks_job *j = &jobs[k];
-        cr_assert_eq(j->status, HEPA_OK, "thread %d: status %d (%s)", k, (int)j->status,
-                     hepa_status_string(j->status));
+        cr_assert_eq(j->status, HEPA_OK, "thread %d: status %d (%s: %s)", k, (int)j->status,
+                     hepa_status_string(j->status), j->msg);
         cr_assert_eq(j->mismatch, 0, "thread %d: a result differs from the single-threaded one", k);
         for (int i = 0; i < 4; ++i)
             hepa_poly_destroy(j->x[i]);
