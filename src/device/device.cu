@@ -3,6 +3,8 @@
 // kept for hepa_last_error_message).
 #include <cuda_runtime.h>
 
+#include <mutex>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,16 @@ extern "C" hepa_status _hepa_dev_status(int code, const char *where) {
     case cudaErrorInsufficientDriver: return HEPA_ERR_NO_DEVICE;
     default: return HEPA_ERR_DEVICE;
     }
+}
+
+extern "C" int _hepa_dev_allow_smem(const void *kernel, size_t bytes) {
+    static std::mutex mu; // the read and the raise as one step (see device/internal.h)
+    std::lock_guard<std::mutex> hold(mu);
+    cudaFuncAttributes a;
+    cudaError_t e = cudaFuncGetAttributes(&a, kernel);
+    if (e != cudaSuccess || (size_t)a.maxDynamicSharedSizeBytes >= bytes) return (int)e;
+    return (int)cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)bytes);
 }
 
 #define CHECK(call)                                                                            \

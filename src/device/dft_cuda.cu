@@ -1892,8 +1892,7 @@ bool l2sq_setup(hepa_dft_mode mode, size_t elem, unsigned logn, size_t batch, un
     const size_t smem = l2sq_smem(elem);
     unsigned wave = 0; // blocks at once (the last kernel's; both have the same shape)
     for (int i = 0; i < 2; ++i) {
-        if (cudaFuncSetAttribute(k[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
-            cudaSuccess) {
+        if (_hepa_dev_allow_smem(k[i], smem) != cudaSuccess) {
             (void)cudaGetLastError();
             return false;
         }
@@ -2148,7 +2147,7 @@ extern "C" hepa_status _hepa_dft_plan_create_split(hepa_dft_plan **out, size_t n
             e = cudaFuncSetAttribute(k[i], cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     }
     for (int i = 0; i < 2 && e == cudaSuccess; ++i)
-        e = cudaFuncSetAttribute(k[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        e = (cudaError_t)_hepa_dev_allow_smem(k[i], smem);
     if (use_stk && se.persist && e == cudaSuccess) { // all the blocks that fit the GPU at once
         const unsigned fwd = blocks_at_once(k[0], se.threads, smem),
                        inv = blocks_at_once(k[1], se.threads, smem);

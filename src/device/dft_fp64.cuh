@@ -11,6 +11,7 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <stddef.h>
+#include "device/internal.h"
 
 namespace {
 
@@ -369,7 +370,7 @@ inline bool cluster_kernel_ok(const void *k, unsigned cluster, unsigned threads,
     }
     if (!ok || a.ptxVersion < 90) return false;
     if ((cluster > 8 && cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) ||
-        cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+        _hepa_dev_allow_smem(k, smem) != cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }

@@ -109,6 +109,13 @@ int _hepa_dev_ptr_is_device(const void *p);
  * status: allocation failures → HEPA_ERR_OUT_OF_MEMORY, no device → HEPA_ERR_NO_DEVICE, the
  * rest → HEPA_ERR_DEVICE. code is a cudaError_t. */
 hepa_status _hepa_dev_status(int code, const char *where);
+/* Lets `kernel` (a __global__ function's address) launch with `bytes` of dynamic shared memory:
+ * raises its cudaFuncAttributeMaxDynamicSharedMemorySize to bytes where it is lower, never
+ * lowers it, under a lock. The attribute belongs to the kernel, not to a plan or a call, so
+ * setting it to each caller's own size lets one caller break another's later launch (a DFT plan
+ * made after a larger one of the same kernel; another host thread between a set and its
+ * launch). Returns a cudaError_t. */
+int _hepa_dev_allow_smem(const void *kernel, size_t bytes);
 /* Records a message for hepa_last_error_message (printf-style). */
 void _hepa_set_error_message(const char *fmt, ...);
 

@@ -2726,9 +2726,16 @@ cudaError_t launch_modupn_cols(const hepa_ring *ring, unsigned j0, unsigned digi
     const size_t groups = tg.groups, G = tg.G;
     const size_t smem = modupn_smem<GB, NS>(G);
     auto kern = modupn_cols_kernel<GB, NS>;
-    if (smem > 48 * 1024) {
+    // ONE LIMIT PER KERNEL: the attribute is the kernel's, shared by every host thread, so it is
+    // set to the most any launch of it takes (G <= TARGET_HEADS), never to this launch's size:
+    // with the launch's size, another thread could lower it between this thread's set and its
+    // launch (threads_share_ring failed so, 2 runs of 12 beside other GPU processes on an H200:
+    // cudaErrorInvalidValue from ModDown's launch, ModUp's G being larger)
+    constexpr size_t smax = modupn_smem<GB, NS>(TARGET_HEADS);
+    if (smem > smax) return cudaErrorInvalidValue;
+    if (smax > 48 * 1024) {
         const cudaError_t e =
-            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax);
         if (e != cudaSuccess) return e;
     }
     const dim3 grid((unsigned)tiles, (unsigned)(digits * groups));

@@ -457,10 +457,13 @@ extern "C" hepa_status _hepa_dev_conv(const hepa_ring *ring, const hepa_conv_job
         f64 |= jobs[i].smax < HEPA_DEV_F64_BELOW;
     }
     auto kern = f64 ? conv_kernel<true> : conv_kernel<false>;
+    if (max_ns > HEPA_RING_MAX_MODULI) return HEPA_ERR_INVALID_ARGUMENT;
     const size_t smem = max_ns > 4 || any ? max_ns * kConvThreads * sizeof(uint64_t) : 0;
+    // (ONE LIMIT PER KERNEL, ntt_cuda.cu: the most any launch takes, the same from every thread)
+    const size_t smax = HEPA_RING_MAX_MODULI * kConvThreads * sizeof(uint64_t);
     if (smem > 48 * 1024) {
         const cudaError_t e =
-            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax);
         if (e != cudaSuccess) return _hepa_dev_status(e, "conversion kernel attribute");
     }
     // two coefficients per thread (n >= 16 is even)

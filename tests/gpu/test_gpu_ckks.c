@@ -132,6 +132,28 @@ Test(gpu_dft, modes_vs_reference, .timeout = 900) {
     }
 }
 
+/* Plans of every size alive at once, made from the largest down, then each run: the plans of one
+ * mode share kernels, whose shared-memory limit a smaller plan made later must not lower below
+ * what an earlier one needs (_hepa_dev_allow_smem). */
+Test(gpu_dft, plans_of_many_sizes, .timeout = 600) {
+    test_rng r;
+    test_rng_init(&r);
+    enum { LO = 4, HI = 16 };
+    for (int mi = 0; mi < NMODES; ++mi) {
+        const hepa_dft_mode m = all_modes[mi];
+        hepa_dft_plan *p[HI + 1] = {NULL};
+        for (unsigned lg = HI; lg >= LO; --lg)
+            T_OK(hepa_dft_plan_create(&p[lg], (size_t)1 << lg, 2, m));
+        for (unsigned lg = HI; lg >= LO; --lg) {
+            const double e = check_plan(&r, p[lg], m, (size_t)1 << lg, 2, 0, 0, NULL);
+            cr_assert(e <= mode_bound(m), "%s n=2^%u, %u plans alive: error %.3g > %.3g",
+                      mode_name(m), lg, HI - LO + 1, e, mode_bound(m));
+        }
+        for (unsigned lg = LO; lg <= HI; ++lg)
+            hepa_dft_plan_destroy(p[lg]);
+    }
+}
+
 /* Every split the plans can run (one pass with several vectors per block and with one large
  * vector per block; four-step with every pass A size), with batches that leave a partial block. */
 Test(gpu_dft, all_splits, .timeout = 900) {
