@@ -136,7 +136,7 @@ hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring, size_t num_spec
     ks->p_map = calloc(L + 1, sizeof *ks->p_map);
     ks->tabs = malloc(ks->tabs_words * sizeof *ks->tabs);
     ks->maps = malloc(ks->maps_len * sizeof *ks->maps);
-    /* aux: one-limb digits only. (Digits of 2-3 limbs have their conversion fused into the
+    /* aux: one-limb digits only. (Digits of 2-4 limbs have their conversion fused into the
      * column pass of the fused ModUp + inner product instead, with v_k and u computed once per
      * tile and kept in shared memory: _hepa_dev_ntt_modupn_cols. An earlier fusion into the
      * NTT's first pass that read v_k and u back from memory for every target was measured
