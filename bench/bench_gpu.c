@@ -1063,6 +1063,33 @@ static hepa_status ks_step(const void *p) {
     return ks_run(k->c, k->op);
 }
 
+/* CUDA GRAPHS: one launch of a graph captured from a ring's stream */
+typedef struct graph_call {
+    cudaGraphExec_t exec;
+    cudaStream_t st;
+} graph_call;
+static hepa_status graph_step(const void *p) {
+    const graph_call *g = p;
+    return cudaGraphLaunch(g->exec, g->st) == cudaSuccess ? HEPA_OK : HEPA_ERR_DEVICE;
+}
+
+/* Host seconds to enqueue one step(ctx) (median of reps rounds of 8 calls each, no wait inside a
+ * round; the stream is drained between rounds so the launch queue never fills). */
+static int host_enqueue_time(cudaStream_t st, size_t reps, event_step step, const void *ctx,
+                             double *med, double *mn) {
+    double *t = malloc(reps * sizeof *t);
+    if (!t) return 1;
+    for (size_t i = 0; i < reps; ++i) {
+        const double t0 = now_s();
+        for (int k = 0; k < 8; ++k) HK(step(ctx));
+        t[i] = (now_s() - t0) / 8;
+        CK(cudaStreamSynchronize(st));
+    }
+    stats(t, reps, med, mn);
+    free(t);
+    return 0;
+}
+
 /* median / min seconds of reps runs between events on st, after 3 warm-ups */
 static int ks_time(const ks_ctx *c, ks_op op, cudaStream_t st, size_t reps, double *med,
                    double *mn) {
@@ -1149,6 +1176,31 @@ static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {
         const double floor_s = rows[i].bytes / (bw * 1e9);
         printf("| %s | %.1f | %.1f | %.1f | %.2f |\n", rows[i].what, med * 1e6, mn * 1e6,
                floor_s * 1e6, med / floor_s);
+    }
+    {
+        /* CUDA GRAPHS: hepa_mul_relin captured once (global mode) and replayed, against the
+         * eager call: device time between events, and the host's time to enqueue either */
+        const ks_call k = {&c, KS_MULRELIN};
+        cudaGraph_t g = NULL;
+        graph_call gc = {NULL, st};
+        CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+        const hepa_status hs = ks_step(&k);
+        CK(cudaStreamEndCapture(st, &g));
+        HK(hs);
+        CK(cudaGraphInstantiate(&gc.exec, g, 0));
+        double med, mn, he, hen, hg, hgn;
+        if (event_time(st, reps, 3, graph_step, NULL, &gc, &med, &mn) ||
+            host_enqueue_time(st, reps, ks_step, &k, &he, &hen) ||
+            host_enqueue_time(st, reps, graph_step, &gc, &hg, &hgn))
+            return 1;
+        const double floor_s = rows[0].bytes / (bw * 1e9);
+        printf("| multiply + relinearize as a CUDA graph (captured once, replayed) | %.1f | %.1f | "
+               "%.1f | %.2f |\n\nHost time to enqueue (median of %zu rounds of 8, min): "
+               "hepa_mul_relin %.1f µs (%.1f), cudaGraphLaunch of its graph %.1f µs (%.1f).\n",
+               med * 1e6, mn * 1e6, floor_s * 1e6, med / floor_s, reps, he * 1e6, hen * 1e6,
+               hg * 1e6, hgn * 1e6);
+        cudaGraphExecDestroy(gc.exec);
+        cudaGraphDestroy(g);
     }
     fflush(stdout);
     cudaFree(c.ext), cudaFree(c.t0), cudaFree(c.tmp);

@@ -894,6 +894,65 @@ static void check_products(int which, const size_t *Ns, size_t nN, int with_rns)
     tf_clear(&t);
 }
 
+/* CUDA GRAPHS: a plan's FFT, its negacyclic product and the RNS route's product (which forks
+ * onto its ring's stream and joins back through events) captured from a stream in the strictest
+ * mode (global) enqueue nothing while captured, and a replay, twice, gives the host's words. */
+Test(gpu_bigprime, graph_capture) {
+    test_rng rng;
+    test_rng_init(&rng);
+    tfield t;
+    tf_init(&t, F_P3);
+    uint64_t *B = test_alloc(BMAX * t.k);
+    const size_t nb = boundary(&t, B), N = 4096, words = N * t.k;
+    hepa_bp_dev_plan *plan = NULL;
+    hepa_bp_rns_plan *rp = NULL;
+    T_OK(hepa_bp_dev_plan_create(&plan, t.f, N, HEPA_BP_PLAN_NEGACYCLIC));
+    T_OK(hepa_bp_rns_plan_create(&rp, t.f, N));
+    uint64_t *x = test_alloc(words), *y = test_alloc(words), *wf = test_alloc(words);
+    uint64_t *wp = test_alloc(words);
+    fill(&t, &rng, x, N, B, nb, 0);
+    fill(&t, &rng, y, N, B, nb, 7);
+    memcpy(wf, x, words * sizeof *x);
+    T_OK(hepa_bp_fft(t.f, wf, N, 0));
+    T_OK(hepa_bp_poly_mul(t.f, wp, x, y, N, 1));
+    uint64_t *dx = dalloc(words), *dy = dalloc(words), *df = dalloc(words), *dz = dalloc(words);
+    uint64_t *dr = dalloc(words);
+    T_OK(hepa_bp_dev_upload(t.f, dx, x, N, NULL));
+    T_OK(hepa_bp_dev_upload(t.f, dy, y, N, NULL));
+    cudaStream_t st = NULL;
+    cr_assert_eq(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
+    dpoison(df, words), dpoison(dz, words), dpoison(dr, words);
+    cr_assert_eq(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), cudaSuccess);
+    hepa_status s = hepa_bp_dev_plan_fft(plan, df, dx, 0, st);
+    if (s == HEPA_OK) s = hepa_bp_dev_poly_mul(plan, dz, dx, dy, 1, st);
+    if (s == HEPA_OK) s = hepa_bp_rns_poly_mul(rp, dr, dx, dy, st);
+    cudaGraph_t graph = NULL;
+    const cudaError_t ce = cudaStreamEndCapture(st, &graph); /* also after a failed call */
+    cr_assert_eq(s, HEPA_OK, "a call failed under capture: %s (%s)", hepa_status_string(s),
+                 hepa_last_error_message());
+    cr_assert_eq(ce, cudaSuccess, "cudaStreamEndCapture: %s", cudaGetErrorString(ce));
+    cudaGraphExec_t exec = NULL;
+    cr_assert_eq(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    cr_assert(dpoisoned(df, words) && dpoisoned(dz, words) && dpoisoned(dr, words),
+              "an output was written under capture");
+    for (int rep = 0; rep < 2; ++rep) {
+        if (rep) dpoison(df, words), dpoison(dz, words), dpoison(dr, words);
+        cr_assert_eq(cudaGraphLaunch(exec, st), cudaSuccess);
+        cr_assert_eq(cudaStreamSynchronize(st), cudaSuccess);
+        expect_dev(&t, df, wf, N, "graph: plan fft", N, rep);
+        expect_dev(&t, dz, wp, N, "graph: plan product", N, rep);
+        expect_dev(&t, dr, wp, N, "graph: RNS product", N, rep);
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(st);
+    cudaFree(dx), cudaFree(dy), cudaFree(df), cudaFree(dz), cudaFree(dr);
+    free(x), free(y), free(wf), free(wp), free(B);
+    hepa_bp_rns_plan_destroy(rp);
+    hepa_bp_dev_plan_destroy(plan);
+    tf_clear(&t);
+}
+
 Test(gpu_bigprime, products_P3_vs_host, .timeout = 600) {
     const size_t Ns[] = {1, 2, 8, 16, 32, 64, 256, 512, 4096};
     check_products(F_P3, Ns, test_quick() ? 8 : 9, 1);

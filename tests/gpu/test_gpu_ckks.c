@@ -238,6 +238,77 @@ Test(gpu_dft, cluster_plans, .timeout = 600) {
             }
 }
 
+/* CUDA GRAPHS: a plan's forward and inverse captured from a stream in the strictest mode
+ * (global) enqueue nothing while captured, and a replay, twice, gives the bytes of the same
+ * calls run eagerly. Every mode at one-pass sizes (2^10, 2^13) and the cluster, four-step and L2
+ * plans (2^14, 2^16). */
+Test(gpu_dft, graph_capture, .timeout = 600) {
+    test_rng r;
+    test_rng_init(&r);
+    cudaStream_t st = NULL;
+    cr_assert_eq(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
+    const unsigned lgs[] = {10, 13, 14, 16};
+    for (int mi = 0; mi < NMODES; ++mi)
+        for (int li = 0; li < 4; ++li) {
+            const hepa_dft_mode m = all_modes[mi];
+            const size_t n = (size_t)1 << lgs[li], batch = ((size_t)1 << 16) / n + 1;
+            const size_t reals = 2 * n * batch, bytes = n * batch * mode_bytes(m);
+            hepa_dft_plan *p;
+            T_OK(hepa_dft_plan_create(&p, n, batch, m));
+            long double *v = malloc(reals * sizeof *v);
+            unsigned char *hx = malloc(bytes), *h1 = malloc(bytes), *h2 = malloc(bytes);
+            cr_assert(v && hx && h1 && h2);
+            for (size_t i = 0; i < reals; ++i) v[i] = test_rand_unit(&r);
+            put_reals(hx, v, reals, m);
+            void *d[5]; /* x; eager forward, inverse; graph forward, inverse */
+            for (int i = 0; i < 5; ++i) cr_assert_eq(cudaMalloc(&d[i], bytes), cudaSuccess);
+            cr_assert_eq(cudaMemcpy(d[0], hx, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+            for (int i = 1; i < 5; ++i) cr_assert_eq(cudaMemset(d[i], 0xff, bytes), cudaSuccess);
+            cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+            T_OK(hepa_dft_exec(p, d[1], d[0], 0, st));
+            T_OK(hepa_dft_exec(p, d[2], d[1], 1, st));
+            cr_assert_eq(cudaStreamSynchronize(st), cudaSuccess);
+            cr_assert_eq(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), cudaSuccess);
+            hepa_status s = hepa_dft_exec(p, d[3], d[0], 0, st);
+            if (s == HEPA_OK) s = hepa_dft_exec(p, d[4], d[3], 1, st);
+            cudaGraph_t graph = NULL;
+            const cudaError_t ce = cudaStreamEndCapture(st, &graph);
+            cr_assert_eq(s, HEPA_OK, "%s n=2^%u: a call failed under capture: %s (%s)",
+                         mode_name(m), lgs[li], hepa_status_string(s), hepa_last_error_message());
+            cr_assert_eq(ce, cudaSuccess, "%s n=2^%u: cudaStreamEndCapture: %s", mode_name(m),
+                         lgs[li], cudaGetErrorString(ce));
+            cudaGraphExec_t exec = NULL;
+            cr_assert_eq(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+            cr_assert_eq(cudaMemcpy(h2, d[4], bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+            for (size_t i = 0; i < bytes; ++i)
+                T_CHECK(h2[i] == 0xff, "%s n=2^%u: byte %zu written under capture", mode_name(m),
+                        lgs[li], i);
+            for (int rep = 0; rep < 2; ++rep) {
+                if (rep)
+                    for (int i = 3; i < 5; ++i)
+                        cr_assert_eq(cudaMemsetAsync(d[i], 0xff, bytes, st), cudaSuccess);
+                cr_assert_eq(cudaGraphLaunch(exec, st), cudaSuccess);
+                cr_assert_eq(cudaStreamSynchronize(st), cudaSuccess);
+                for (int k = 0; k < 2; ++k) {
+                    cr_assert_eq(cudaMemcpy(h1, d[1 + k], bytes, cudaMemcpyDeviceToHost),
+                                 cudaSuccess);
+                    cr_assert_eq(cudaMemcpy(h2, d[3 + k], bytes, cudaMemcpyDeviceToHost),
+                                 cudaSuccess);
+                    cr_assert(memcmp(h1, h2, bytes) == 0,
+                              "%s n=2^%u batch %zu: the replayed %s differs from the eager one "
+                              "(replay %d)",
+                              mode_name(m), lgs[li], batch, k ? "inverse" : "forward", rep);
+                }
+            }
+            cudaGraphExecDestroy(exec);
+            cudaGraphDestroy(graph);
+            for (int i = 0; i < 5; ++i) cudaFree(d[i]);
+            free(v), free(hx), free(h1), free(h2);
+            hepa_dft_plan_destroy(p);
+        }
+    cudaStreamDestroy(st);
+}
+
 /* FP16X2 2^13 runs persistent blocks (as many as fit the GPU at once, 132 on an H100), each
  * transforming every gridDim.x-th vector while it loads the next: a batch of 271 vectors gives
  * some blocks three, with the prefetch in flight across the item boundary, in and out of place.

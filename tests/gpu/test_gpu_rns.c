@@ -601,6 +601,135 @@ Test(gpu_rns, threads_share_ring) {
     hepa_ring_destroy(ring);
 }
 
+/* CUDA GRAPHS (README, Asynchrony): a ring's calls captured from its stream into a CUDA graph,
+ * in the strictest capture mode (global: a call that synchronises, queries the stream or
+ * allocates outside the stream-ordered pool fails the capture), enqueue nothing while captured
+ * and, replayed twice, give the words of the same calls run eagerly. The sequence is a CKKS
+ * multiply (tensor + relinearize), rescale, rotation (two automorphisms, key switch with the
+ * add) and an inverse NTT; at 2^16 key switching forks onto the ring's HELPER STREAM and joins
+ * back (events, captured as graph edges), at 2^13 it runs on the one stream. */
+enum { GR_OUTS = 8 };
+static hepa_status graph_seq(const hepa_ks *ks, const hepa_ksk *key, hepa_poly *const *x,
+                             hepa_poly *const *o) {
+    hepa_status s;
+    if ((s = hepa_mul_relin(ks, o[0], o[1], x[0], x[1], x[2], x[3], key)) != HEPA_OK ||
+        (s = hepa_poly_rescale_pair(o[2], o[3], o[0], o[1])) != HEPA_OK ||
+        (s = hepa_poly_automorphism(o[4], o[2], 5)) != HEPA_OK ||
+        (s = hepa_poly_automorphism(o[5], o[3], 5)) != HEPA_OK ||
+        (s = hepa_keyswitch_add(ks, o[6], o[7], o[5], key, o[4], NULL)) != HEPA_OK)
+        return s;
+    return hepa_poly_from_ntt(o[6]);
+}
+
+/* Every output's words, o then want: equal. */
+static void graph_check(hepa_poly *const *o, hepa_poly *const *want, size_t n, const char *what) {
+    for (int i = 0; i < GR_OUTS; ++i) {
+        const size_t w = hepa_poly_level(o[i]) * n;
+        uint64_t *a = test_alloc(w), *b = test_alloc(w);
+        test_poison(b, w);
+        T_OK(hepa_poly_get(want[i], a));
+        T_OK(hepa_poly_get(o[i], b));
+        T_ARRAY_EQ(b, a, w, "%s: output %d (n %zu)", what, i, n);
+        free(a), free(b);
+    }
+}
+
+static void poison_async(hepa_poly *const *o, size_t n, cudaStream_t st) {
+    for (int i = 0; i < GR_OUTS; ++i)
+        cr_assert_eq(cudaMemsetAsync(hepa_poly_data(o[i]), 0xFF, hepa_poly_level(o[i]) * n * 8, st),
+                     cudaSuccess);
+}
+
+static void check_graph(size_t n, size_t L, size_t K) {
+    test_rng t;
+    test_rng_init(&t);
+    uint64_t q[HEPA_RING_MAX_MODULI];
+    test_ks_moduli(q, n, L, K, 40);
+    hepa_ring *ring = NULL;
+    T_OK(hepa_ring_create(&ring, n, q, L + K, HEPA_BACKEND_CUDA));
+    cudaStream_t st = (cudaStream_t)hepa_ring_cuda_stream(ring);
+    hepa_ks *ks = NULL;
+    T_OK(hepa_ks_create(&ks, ring, K, 0));
+    uint8_t seed[32];
+    for (int i = 0; i < 32; ++i)
+        seed[i] = (uint8_t)test_rand64(&t);
+    hepa_rng *g = NULL;
+    T_OK(hepa_rng_create(&g, seed));
+    hepa_poly *s = NULL, *s2 = NULL;
+    T_OK(hepa_poly_create(&s, ring, L + K));
+    T_OK(hepa_poly_create(&s2, ring, L + K));
+    T_OK(hepa_sample_ternary(g, s));
+    T_OK(hepa_sample_gaussian(g, s2, 3.2));
+    T_OK(hepa_poly_to_ntt(s));
+    T_OK(hepa_poly_to_ntt(s2));
+    hepa_ksk *key = NULL;
+    T_OK(hepa_ksk_create(&key, ks, s2, s, g));
+    hepa_poly *x[4], *want[GR_OUTS], *o[GR_OUTS];
+    uint64_t *a = test_alloc(L * n);
+    for (int i = 0; i < 4; ++i) {
+        for (size_t m = 0; m < L; ++m)
+            for (size_t j = 0; j < n; ++j)
+                a[m * n + j] = test_rand_residue_edgy(&t, q[m]);
+        T_OK(hepa_poly_create(&x[i], ring, L));
+        T_OK(hepa_poly_set(x[i], a, HEPA_DOMAIN_NTT));
+    }
+    free(a);
+    for (int i = 0; i < GR_OUTS; ++i) { /* o[0], o[1] at level L, the others at L - 1 */
+        T_OK(hepa_poly_create(&want[i], ring, i < 2 ? L : L - 1));
+        T_OK(hepa_poly_create(&o[i], ring, i < 2 ? L : L - 1));
+    }
+    poison_async(o, n, st);
+    T_OK(graph_seq(ks, key, x, want)); /* eagerly */
+    T_OK(hepa_ring_sync(ring));
+
+    cr_assert_eq(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), cudaSuccess);
+    const hepa_status cs = graph_seq(ks, key, x, o);
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", hepa_last_error_message());
+    cudaGraph_t graph = NULL;
+    const cudaError_t ce = cudaStreamEndCapture(st, &graph); /* also after a failed call */
+    cr_assert_eq(cs, HEPA_OK, "n %zu: a call failed under capture: %s (%s)", n,
+                 hepa_status_string(cs), msg);
+    cr_assert_eq(ce, cudaSuccess, "n %zu: cudaStreamEndCapture: %s", n, cudaGetErrorString(ce));
+    size_t nodes = 0;
+    cr_assert_eq(cudaGraphGetNodes(graph, NULL, &nodes), cudaSuccess);
+    cr_assert_gt(nodes, 10, "n %zu: the graph holds %zu nodes", n, nodes);
+    cudaGraphExec_t exec = NULL;
+    cr_assert_eq(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    /* nothing ran while captured: the outputs still hold the poison */
+    for (int i = 0; i < GR_OUTS; ++i) {
+        const size_t w = hepa_poly_level(o[i]) * n;
+        uint64_t *b = test_alloc(w);
+        T_OK(hepa_poly_get(o[i], b));
+        for (size_t j = 0; j < w; j += 4099)
+            T_CHECK(b[j] == ~(uint64_t)0, "n %zu: output %d word %zu written under capture", n,
+                    i, j);
+        free(b);
+    }
+    for (int rep = 0; rep < 2; ++rep) {
+        if (rep) poison_async(o, n, st);
+        cr_assert_eq(cudaGraphLaunch(exec, st), cudaSuccess);
+        T_OK(hepa_ring_sync(ring));
+        graph_check(o, want, n, rep ? "graph, second replay" : "graph, first replay");
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    for (int i = 0; i < 4; ++i)
+        hepa_poly_destroy(x[i]);
+    for (int i = 0; i < GR_OUTS; ++i)
+        hepa_poly_destroy(want[i]), hepa_poly_destroy(o[i]);
+    hepa_ksk_destroy(key);
+    hepa_poly_destroy(s), hepa_poly_destroy(s2);
+    hepa_rng_destroy(g);
+    hepa_ks_destroy(ks);
+    hepa_ring_destroy(ring);
+}
+
+Test(gpu_rns, graph_capture) {
+    check_graph(8192, 5, 2);  /* one stream */
+    check_graph(65536, 7, 3); /* the helper stream, PDL launches, 7 = 3 + 3 + 1 */
+}
+
 /* The CKKS example end to end on the device, within the example's noise bounds. */
 #include "ckks_scheme_checks.h"
 
