@@ -84,10 +84,13 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_ring_sync(const hepa_ring *ring);
  * do not destroy it. Key switching from n = 2^16 also runs part of its work on a second stream
  * of the ring, forked from this one and joined back into it within the call (CUDA events), so
  * work before and after the call on this stream is ordered with all of it. Calls from several
- * host threads on one ring are safe: they all enqueue on this stream, in call order. Do not run a
- * ring's work beside this stream, e.g. a CUDA graph captured from it and replayed on another
- * stream while this one is busy: some NTT launches keep per-ring work counters that assume one
- * such launch at a time (src/ntt/ntt_cuda.cu, TWO PASSES IN ONE LAUNCH). */
+ * host threads on one ring are safe: they all enqueue on this stream, in call order. The calls
+ * that do not wait may be captured from this stream into a CUDA graph (any capture mode; key
+ * switching's second stream joins the capture through its events) and the graph replayed; the
+ * calls that wait (hepa_poly_get, hepa_ring_sync, CKKS encode, decode to host memory) may not.
+ * Do not run a ring's work beside this stream, e.g. such a graph replayed on another stream
+ * while this one is busy, or two replays at once: some NTT launches keep per-ring work counters
+ * that assume one such launch at a time (src/ntt/ntt_cuda.cu, TWO PASSES IN ONE LAUNCH). */
 HEPA_API void *hepa_ring_cuda_stream(const hepa_ring *ring);
 
 /* 1 if this build contains the CUDA code and at least one GPU is usable, else 0. */
