@@ -1181,19 +1181,23 @@ static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {
         /* CUDA GRAPHS: hepa_mul_relin captured once (global mode) and replayed, against the
          * eager call: device time between events, and the host's time to enqueue either */
         const ks_call k = {&c, KS_MULRELIN};
-        cudaGraph_t g = NULL;
+        /* two captures: a graph with memory nodes (key switching's scratch) may have only one
+         * executable instance at a time */
+        cudaGraph_t g = NULL, g2 = NULL;
         graph_call gc = {NULL, st}, gp = {NULL, st};
-        CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-        const hepa_status hs = ks_step(&k);
-        CK(cudaStreamEndCapture(st, &g));
-        HK(hs);
+        for (int i = 0; i < 2; ++i) {
+            CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+            const hepa_status hs = ks_step(&k);
+            CK(cudaStreamEndCapture(st, i ? &g2 : &g));
+            HK(hs);
+        }
         CK(cudaGraphInstantiate(&gc.exec, g, 0));
         /* the helper stream's priority is copied into its kernel nodes at capture; a graph
          * instantiated with cudaGraphInstantiateFlagUseNodePriority runs them at it */
         cudaGraphInstantiateParams ip;
         memset(&ip, 0, sizeof ip);
         ip.flags = cudaGraphInstantiateFlagUseNodePriority;
-        const cudaError_t pe = cudaGraphInstantiateWithParams(&gp.exec, g, &ip);
+        const cudaError_t pe = cudaGraphInstantiateWithParams(&gp.exec, g2, &ip);
         int bad_node = -1;
         if (pe != cudaSuccess) {
             enum cudaGraphNodeType ty;
@@ -1226,6 +1230,7 @@ static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {
         cudaGraphExecDestroy(gc.exec);
         if (gp.exec) cudaGraphExecDestroy(gp.exec);
         cudaGraphDestroy(g);
+        cudaGraphDestroy(g2);
     }
     fflush(stdout);
     cudaFree(c.ext), cudaFree(c.t0), cudaFree(c.tmp);
