@@ -96,6 +96,8 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
         TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
         TRY(cudaStreamCreateWithPriority(&h, cudaStreamNonBlocking, greatest));
         d->helper = h;
+        d->helper_prio = greatest;
+        d->least_prio = least;
         for (int k = 0; k < 2; ++k) {
             cudaEvent_t ev = NULL;
             TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
@@ -244,6 +246,11 @@ extern "C" hepa_status _hepa_dev_fork(const hepa_ring *ring) {
     return HEPA_OK;
 }
 
+extern "C" int _hepa_dev_capturing(const hepa_ring *ring) {
+    cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    return cudaStreamIsCapturing((cudaStream_t)ring->dev->stream, &cs) == cudaSuccess &&
+           cs == cudaStreamCaptureStatusActive;
+}
 extern "C" hepa_status _hepa_dev_join(const hepa_ring *ring) {
     const hepa_ring_device *d = ring->dev;
     CHECK(cudaEventRecord((cudaEvent_t)d->fork_ev[1], (cudaStream_t)d->helper));

@@ -47,6 +47,10 @@ hepa_status _hepa_dev_join(const struct hepa_ring *ring) {
     (void)ring;
     return HEPA_ERR_NO_DEVICE;
 }
+int _hepa_dev_capturing(const struct hepa_ring *ring) {
+    (void)ring;
+    return 0;
+}
 hepa_status _hepa_dev_ntt_inverse(const struct hepa_ring *ring, size_t level, uint64_t *out,
                                   const uint64_t *in) {
     (void)ring, (void)level, (void)out, (void)in;

@@ -55,6 +55,10 @@ typedef struct hepa_ring_device {
                             * programmatic dependent launch (ntt_cuda.cu, PDL) */
     void *helper;          /* cudaStream_t, owned, of the highest priority: work that overlaps the
                             * ring's stream (_hepa_dev_fork / _hepa_dev_join) */
+    int helper_prio;       /* the priority of launches on the helper stream (a launch attribute,
+                            * pdl.cuh: HELPER PRIORITY); the stream's own (the device's greatest)
+                            * unless a caller's view of the ring lowers it */
+    int least_prio;        /* the device's least (default) stream priority */
     void *fork_ev[2];      /* cudaEvent_t, owned: the fork's and the join's */
     int sms;               /* the device's multiprocessor count */
     int l2;                /* its L2 cache size in bytes (50 MiB on an H100 SXM) */
@@ -84,6 +88,8 @@ void _hepa_dev_ring_free(struct hepa_ring *ring);
  * all the work of a call. */
 hepa_status _hepa_dev_fork(const struct hepa_ring *ring);
 hepa_status _hepa_dev_join(const struct hepa_ring *ring);
+/* 1 while the ring's stream is being captured into a CUDA graph, else 0 (also on error). */
+int _hepa_dev_capturing(const struct hepa_ring *ring);
 /* Waits for all work enqueued on the ring's stream. */
 hepa_status _hepa_dev_sync(const struct hepa_ring *ring);
 

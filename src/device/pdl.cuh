@@ -29,8 +29,12 @@ __device__ __forceinline__ void pdl_trigger() {
 #endif
 }
 
-// Launches kernel k, with programmatic stream serialization when pdl and the device has it; the
-// arguments must have the kernel's parameter types exactly.
+// HELPER PRIORITY: a launch on the ring's helper stream carries ring->dev->helper_prio as its
+// priority (a launch attribute, which overrides the stream's; in a captured graph it is the
+// kernel node's priority, used where the graph is instantiated with
+// cudaGraphInstantiateFlagUseNodePriority). Key switching lowers it for some shapes (keyswitch.c).
+// Launches the kernel k, with programmatic stream serialization when pdl and the device has it;
+// the arguments must have the kernel's parameter types exactly.
 template <typename... P, typename... A>
 cudaError_t launch_k(bool pdl, const hepa_ring *ring, void (*k)(P...), dim3 grid, unsigned threads,
                      size_t smem, cudaStream_t st, A... args) {
@@ -39,11 +43,18 @@ cudaError_t launch_k(bool pdl, const hepa_ring *ring, void (*k)(P...), dim3 grid
     cfg.blockDim = dim3(threads);
     cfg.dynamicSmemBytes = smem;
     cfg.stream = st;
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchAttribute at[2];
+    unsigned na = 0;
+    if (pdl && ring->dev->pdl) {
+        at[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[na++].val.programmaticStreamSerializationAllowed = 1;
+    }
+    if (st == (cudaStream_t)ring->dev->helper) {
+        at[na].id = cudaLaunchAttributePriority;
+        at[na++].val.priority = ring->dev->helper_prio;
+    }
     cfg.attrs = at;
-    cfg.numAttrs = pdl && ring->dev->pdl ? 1 : 0;
+    cfg.numAttrs = na;
     return cudaLaunchKernelEx(&cfg, k, args...);
 }
 

@@ -531,6 +531,18 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
  * the one stream. Since PACKED COLUMNS' sector order (hepa_pcol_hi), 2^17/61/1 is faster on the
  * one stream too (hepa_mul_relin 6018, 6011, 6031 -> 5989, 5991, 5992 µs), so only 2^16 uses the
  * helper (there P = 4 still gains about 10 µs: 625.5 against 635.6 on the one stream). */
+/* HELPER PRIORITY IN GRAPHS (src/device/pdl.cuh): captured into a CUDA graph, the helper
+ * stream's launches at K <= HEPA_HELPER_LOW_K take the default priority instead of the helper
+ * stream's high one. Eagerly the high priority is the faster at every K; in a graph instantiated
+ * with cudaGraphInstantiateFlagUseNodePriority the default one is the faster at K = 1 and the
+ * high one at K = 3, 4. H200, hepa-bench --ks --n 65536, two rounds, hepa_mul_relin µs (eager /
+ * graph with node priorities): all high, K = 1 841.6-843.5 / 849.2-856.4, K = 3 494.6-494.8 /
+ * 481.2-481.5, K = 4 490.5-492.2 / 475.5-477.2; K = 1 at the default priority 878.3-878.9 /
+ * 826.5-827.1; every K at the default 878-881, 531-532 (K = 3), 512 (K = 4) eager
+ * (bench/results/2026-11-29-h200-cuda-graphs.md). */
+#ifndef HEPA_HELPER_LOW_K
+#define HEPA_HELPER_LOW_K 1
+#endif
 static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                                  uint64_t *t0, uint64_t *t1, uint64_t *ext, const uint64_t *c,
                                  uint64_t *tmp, const hepa_ksk *key, const uint64_t *add0,
@@ -543,6 +555,7 @@ static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     hepa_ring hv = *r;
     hepa_ring_device hd = *r->dev;
     hd.stream = hd.helper;
+    if (K <= HEPA_HELPER_LOW_K && _hepa_dev_capturing(r)) hd.helper_prio = hd.least_prio;
     hv.dev = &hd;
     s = _hepa_dev_ks_rows_inner(&hv, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
                                 key->packed, 0, K, 0);
