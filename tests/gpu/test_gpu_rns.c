@@ -728,6 +728,9 @@ static void check_graph(size_t n, size_t L, size_t K) {
 Test(gpu_rns, graph_capture) {
     check_graph(8192, 5, 2);  /* one stream */
     check_graph(65536, 7, 3); /* the helper stream, PDL launches, 7 = 3 + 3 + 1 */
+    /* K = 1: captured, the helper's launches take the default priority (keyswitch.c, HELPER
+     * PRIORITY IN GRAPHS) */
+    check_graph(65536, 5, 1);
 }
 
 /* The CKKS example end to end on the device, within the example's noise bounds. */
