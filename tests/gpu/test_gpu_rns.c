@@ -483,6 +483,44 @@ Test(gpu_rns, keyswitch_issue_shapes) {
     check_keyswitch_mixed2(65536);         /* its mixed routes beside the helper stream */
 }
 
+/* A CUDA ring of L + K moduli (test_ks_moduli, 40-bit Q primes), its key-switching context with
+ * K special primes, a generator seeded from t, and a relinearization key (s2 -> s, s ternary,
+ * s2 Gaussian), shared by the tests below. */
+typedef struct ks_env {
+    uint64_t q[HEPA_RING_MAX_MODULI];
+    hepa_ring *ring;
+    hepa_ks *ks;
+    hepa_rng *g;
+    hepa_poly *s, *s2;
+    hepa_ksk *key;
+} ks_env;
+
+static void ks_env_init(ks_env *e, test_rng *t, size_t n, size_t L, size_t K) {
+    memset(e, 0, sizeof *e);
+    test_ks_moduli(e->q, n, L, K, 40);
+    T_OK(hepa_ring_create(&e->ring, n, e->q, L + K, HEPA_BACKEND_CUDA));
+    T_OK(hepa_ks_create(&e->ks, e->ring, K, 0));
+    uint8_t seed[32];
+    for (int i = 0; i < 32; ++i)
+        seed[i] = (uint8_t)test_rand64(t);
+    T_OK(hepa_rng_create(&e->g, seed));
+    T_OK(hepa_poly_create(&e->s, e->ring, L + K));
+    T_OK(hepa_poly_create(&e->s2, e->ring, L + K));
+    T_OK(hepa_sample_ternary(e->g, e->s));
+    T_OK(hepa_sample_gaussian(e->g, e->s2, 3.2));
+    T_OK(hepa_poly_to_ntt(e->s));
+    T_OK(hepa_poly_to_ntt(e->s2));
+    T_OK(hepa_ksk_create(&e->key, e->ks, e->s2, e->s, e->g));
+}
+
+static void ks_env_clear(ks_env *e) {
+    hepa_ksk_destroy(e->key);
+    hepa_poly_destroy(e->s), hepa_poly_destroy(e->s2);
+    hepa_rng_destroy(e->g);
+    hepa_ks_destroy(e->ks);
+    hepa_ring_destroy(e->ring);
+}
+
 /* ring.h: several host threads may call into one CUDA ring; their work goes to the ring's
  * stream in call order. Here each thread multiplies + relinearizes and rescales its own
  * ciphertexts on one shared ring, key-switching context and key, several times; every result
@@ -530,33 +568,17 @@ Test(gpu_rns, threads_share_ring) {
     test_rng t;
     test_rng_init(&t);
     const size_t n = 65536, L = 7, K = 3;
-    uint64_t q[HEPA_RING_MAX_MODULI];
-    test_ks_moduli(q, n, L, K, 40);
-    hepa_ring *ring = NULL;
-    T_OK(hepa_ring_create(&ring, n, q, L + K, HEPA_BACKEND_CUDA));
-    hepa_ks *ks = NULL;
-    T_OK(hepa_ks_create(&ks, ring, K, 0));
-    uint8_t seed[32];
-    for (int i = 0; i < 32; ++i)
-        seed[i] = (uint8_t)test_rand64(&t);
-    hepa_rng *g = NULL;
-    T_OK(hepa_rng_create(&g, seed));
-    hepa_poly *s = NULL, *s2 = NULL;
-    T_OK(hepa_poly_create(&s, ring, L + K));
-    T_OK(hepa_poly_create(&s2, ring, L + K));
-    T_OK(hepa_sample_ternary(g, s));
-    T_OK(hepa_sample_gaussian(g, s2, 3.2));
-    T_OK(hepa_poly_to_ntt(s));
-    T_OK(hepa_poly_to_ntt(s2));
-    hepa_ksk *key = NULL;
-    T_OK(hepa_ksk_create(&key, ks, s2, s, g));
+    ks_env env;
+    ks_env_init(&env, &t, n, L, K);
+    hepa_ring *ring = env.ring;
+    const uint64_t *q = env.q;
     const size_t half = (L - 1) * n;
     ks_job jobs[KS_THREADS];
     uint64_t *a = test_alloc(L * n);
     for (int k = 0; k < KS_THREADS; ++k) {
         ks_job *j = &jobs[k];
         memset(j, 0, sizeof *j);
-        j->ks = ks, j->key = key, j->half = half, j->reps = test_quick() ? 2 : 4;
+        j->ks = env.ks, j->key = env.key, j->half = half, j->reps = test_quick() ? 2 : 4;
         for (int i = 0; i < 4; ++i) {
             for (size_t m = 0; m < L; ++m)
                 for (size_t x = 0; x < n; ++x)
@@ -594,11 +616,7 @@ Test(gpu_rns, threads_share_ring) {
         hepa_poly_destroy(j->r0), hepa_poly_destroy(j->r1);
         free(j->got);
     }
-    hepa_ksk_destroy(key);
-    hepa_poly_destroy(s), hepa_poly_destroy(s2);
-    hepa_rng_destroy(g);
-    hepa_ks_destroy(ks);
-    hepa_ring_destroy(ring);
+    ks_env_clear(&env);
 }
 
 /* CUDA GRAPHS (README, Asynchrony): a ring's calls captured from its stream into a CUDA graph,
@@ -643,27 +661,13 @@ static void poison_async(hepa_poly *const *o, size_t n, cudaStream_t st) {
 static void check_graph(size_t n, size_t L, size_t K) {
     test_rng t;
     test_rng_init(&t);
-    uint64_t q[HEPA_RING_MAX_MODULI];
-    test_ks_moduli(q, n, L, K, 40);
-    hepa_ring *ring = NULL;
-    T_OK(hepa_ring_create(&ring, n, q, L + K, HEPA_BACKEND_CUDA));
+    ks_env env;
+    ks_env_init(&env, &t, n, L, K);
+    hepa_ring *ring = env.ring;
+    const uint64_t *q = env.q;
+    const hepa_ks *ks = env.ks;
+    const hepa_ksk *key = env.key;
     cudaStream_t st = (cudaStream_t)hepa_ring_cuda_stream(ring);
-    hepa_ks *ks = NULL;
-    T_OK(hepa_ks_create(&ks, ring, K, 0));
-    uint8_t seed[32];
-    for (int i = 0; i < 32; ++i)
-        seed[i] = (uint8_t)test_rand64(&t);
-    hepa_rng *g = NULL;
-    T_OK(hepa_rng_create(&g, seed));
-    hepa_poly *s = NULL, *s2 = NULL;
-    T_OK(hepa_poly_create(&s, ring, L + K));
-    T_OK(hepa_poly_create(&s2, ring, L + K));
-    T_OK(hepa_sample_ternary(g, s));
-    T_OK(hepa_sample_gaussian(g, s2, 3.2));
-    T_OK(hepa_poly_to_ntt(s));
-    T_OK(hepa_poly_to_ntt(s2));
-    hepa_ksk *key = NULL;
-    T_OK(hepa_ksk_create(&key, ks, s2, s, g));
     hepa_poly *x[4], *want[GR_OUTS], *o[GR_OUTS];
     uint64_t *a = test_alloc(L * n);
     for (int i = 0; i < 4; ++i) {
@@ -718,11 +722,7 @@ static void check_graph(size_t n, size_t L, size_t K) {
         hepa_poly_destroy(x[i]);
     for (int i = 0; i < GR_OUTS; ++i)
         hepa_poly_destroy(want[i]), hepa_poly_destroy(o[i]);
-    hepa_ksk_destroy(key);
-    hepa_poly_destroy(s), hepa_poly_destroy(s2);
-    hepa_rng_destroy(g);
-    hepa_ks_destroy(ks);
-    hepa_ring_destroy(ring);
+    ks_env_clear(&env);
 }
 
 Test(gpu_rns, graph_capture) {
