@@ -1073,6 +1073,29 @@ static hepa_status graph_step(const void *p) {
     return cudaGraphLaunch(g->exec, g->st) == cudaSuccess ? HEPA_OK : HEPA_ERR_DEVICE;
 }
 
+/* The nodes of a captured graph: kernels, and all others (memory, event, memset, copy nodes) */
+static int graph_node_counts(cudaGraph_t g, size_t *kernels, size_t *others) {
+    size_t num = 0;
+    CK(cudaGraphGetNodes(g, NULL, &num));
+    cudaGraphNode_t *nodes = malloc((num ? num : 1) * sizeof *nodes);
+    if (!nodes) return 1;
+    *kernels = *others = 0;
+    if (cudaGraphGetNodes(g, nodes, &num) != cudaSuccess) {
+        free(nodes);
+        return 1;
+    }
+    for (size_t i = 0; i < num; ++i) {
+        enum cudaGraphNodeType ty;
+        if (cudaGraphNodeGetType(nodes[i], &ty) != cudaSuccess) {
+            free(nodes);
+            return 1;
+        }
+        ++*(ty == cudaGraphNodeTypeKernel ? kernels : others);
+    }
+    free(nodes);
+    return 0;
+}
+
 /* Host seconds to enqueue one step(ctx) (median of reps rounds of 8 calls each, no wait inside a
  * round; the stream is drained between rounds so the launch queue never fills). */
 static int host_enqueue_time(cudaStream_t st, size_t reps, event_step step, const void *ctx,
@@ -1207,7 +1230,9 @@ static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {
             gp.exec = NULL;
         }
         double med, mn, mp = 0, mpn = 0, he, hen, hg, hgn;
-        if (event_time(st, reps, 3, graph_step, NULL, &gc, &med, &mn) ||
+        size_t nk, no;
+        if (graph_node_counts(g, &nk, &no) ||
+            event_time(st, reps, 3, graph_step, NULL, &gc, &med, &mn) ||
             (gp.exec && event_time(st, reps, 3, graph_step, NULL, &gp, &mp, &mpn)) ||
             host_enqueue_time(st, reps, ks_step, &k, &he, &hen) ||
             host_enqueue_time(st, reps, graph_step, &gc, &hg, &hgn))
@@ -1225,8 +1250,10 @@ static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {
                    "(instantiate result %d, node type %d).\n",
                    cudaGetErrorString(pe), (int)ip.result_out, bad_node);
         printf("\nHost time to enqueue (median of %zu rounds of 8, min): hepa_mul_relin %.1f µs "
-               "(%.1f), cudaGraphLaunch of its graph %.1f µs (%.1f).\n",
-               reps, he * 1e6, hen * 1e6, hg * 1e6, hgn * 1e6);
+               "(%.1f), cudaGraphLaunch of its graph %.1f µs (%.1f). The graph has %zu kernel "
+               "nodes and %zu others (memory, event, memset and copy nodes): %.2f µs of "
+               "eager enqueue per kernel.\n",
+               reps, he * 1e6, hen * 1e6, hg * 1e6, hgn * 1e6, nk, no, he * 1e6 / (double)nk);
         cudaGraphExecDestroy(gc.exec);
         if (gp.exec) cudaGraphExecDestroy(gp.exec);
         cudaGraphDestroy(g);
@@ -1258,7 +1285,7 @@ int hepa_bench_ks(size_t reps, const char *commit, size_t only_n, size_t only_l)
         "key (same shape and cost as a rotation key).\n",
         reps);
     static const size_t sets[][3] = {{16, 33, 1}, {16, 33, 3}, {16, 33, 2}, {16, 33, 4},
-                                     {15, 17, 1}, {17, 61, 1}};
+                                     {15, 17, 1}, {17, 61, 1}, {14, 8, 1}, {13, 4, 1}};
     size_t ran = 0;
     for (size_t i = 0; i < sizeof sets / sizeof *sets; ++i) {
         if ((only_n && only_n != (size_t)1 << sets[i][0]) || (only_l && only_l != sets[i][1]))
