@@ -2408,7 +2408,7 @@ __global__ void __launch_bounds__(128, 3)
                          const unsigned char *key, const uint64_t *__restrict__ tables,
                          const hepa_dev_limb *__restrict__ limbs, unsigned logn, unsigned l,
                          unsigned L, unsigned E, unsigned dnum, unsigned alpha, size_t comp,
-                         uint64_t packed, unsigned i0, bool pack_q) {
+                         uint64_t packed, unsigned i0, bool pack_q, unsigned split) {
     pdl_wait(); // PDL
     pdl_trigger();
     constexpr int GB = 8, CB = 0, S = 0;
@@ -2424,7 +2424,10 @@ __global__ void __launch_bounds__(128, 3)
     const unsigned e = iy < E - l ? l + iy : iy - (E - l);
     const unsigned mi = e < l ? e : L + e - l;
     const unsigned lane = threadIdx.x & 31, warp = 0, tl = threadIdx.x >> 5;
-    const size_t row = (size_t)blockIdx.x * 4 + tl;
+    // DIGIT SPLIT (split = 4): the block's four warps take the same row, warp tl the digits
+    // j = tl, tl + 4, ..., and add their sums at the end; else (split = 1) four rows, every digit
+    const size_t row = split > 1 ? (size_t)blockIdx.x : (size_t)blockIdx.x * 4 + tl;
+    const unsigned j0 = split > 1 ? tl : 0, step = split > 1 ? split : 1;
     const unsigned gx0 = (unsigned)(row << 8);
     uint64_t *xch = smem_dyn + (size_t)tl * 256;                                // exchanges
     uint64_t *twb = smem_dyn + 4 * 256;                                         // staged twiddles
@@ -2477,8 +2480,8 @@ __global__ void __launch_bounds__(128, 3)
                 if (!p || t < 2)
                     cp_async16(db + b, d + b);
                 else if (t == 2)
-                    cp_async8(db + 1024 + 8 * lane,
-                              slice + 4 * n + (gx0 & ~1023u) + 32 * lane + 8 * tl);
+                    cp_async8(db + 1024 + 8 * lane, slice + 4 * n + (gx0 & ~1023u) + 32 * lane +
+                                                        8 * (unsigned)(row & 3));
             }
         } else {
             const uint64_t *d =
@@ -2491,8 +2494,10 @@ __global__ void __launch_bounds__(128, 3)
         }
         cp_async_commit();
     };
-    issue_data(0);
-    issue_key(0);
+    if (j0 < dnum) {
+        issue_data(j0);
+        issue_key(j0);
+    }
     // the row's twiddles, outside the digit loop's choice below (inside it, ptxas spilled 48
     // bytes in the F64 instantiation); the staging also waits for digit 0's copies
     if (F64 && c.f64)
@@ -2512,7 +2517,8 @@ __global__ void __launch_bounds__(128, 3)
     // everything but the copy issued after it (cp_async_wait_but_last; groups complete in order).
     auto digits = [&](auto fp) {
         constexpr bool FP = decltype(fp)::value;
-        for (unsigned j = 0; j < dnum; ++j) {
+        for (unsigned j = j0, it = 0; j < dnum; j += step, ++it) {
+            const bool more = j + step < dnum; // (this warp's next digit is j + step)
             cp_async_wait_but_last(); // digit j's data row (its key rows may still be on the way)
             __syncwarp();
             uint64_t v[8];
@@ -2537,7 +2543,7 @@ __global__ void __launch_bounds__(128, 3)
                 if constexpr (FP) f64_in(v);
             }
             __syncwarp(); // every lane has read dbuf
-            if (j + 1 < dnum) issue_data(j + 1);
+            if (more) issue_data(j + step);
             if (j != own) {
                 ulonglong2 tw[4];
                 prefetch_step<GB, CB, S, false, true, true, FP, 0>(tw, c, lane, warp, gx0, logn);
@@ -2548,8 +2554,8 @@ __global__ void __launch_bounds__(128, 3)
                     for (int k = 0; k < 8; ++k) v[k] = hepa_reduce_4q(v[k], c.q); // [0, q)
                 }
             }
-            // digit j's key rows (with digit j + 1's data row still on the way, if issued)
-            if (j + 1 < dnum)
+            // digit j's key rows (with the next digit's data row still on the way, if issued)
+            if (more)
                 cp_async_wait_but_last();
             else
                 cp_async_wait_all();
@@ -2575,12 +2581,12 @@ __global__ void __launch_bounds__(128, 3)
                 }
             }
             __syncwarp(); // every lane has read the key buffer
-            if (j + 1 < dnum) issue_key(j + 1);
-            if ((j & 15) == 15 || j + 1 == dnum) {
+            if (more) issue_key(j + step);
+            if ((it & 15) == 15 || !more) {
 #pragma unroll
                 for (int k = 0; k < 8; ++k) {
                     if constexpr (FP) {
-                        const bool last = j + 1 == dnum;
+                        const bool last = !more;
                         lo0[k] =
                             last ? f64_canonical(dbl(lo0[k]), c) : bits(f64_reduce(dbl(lo0[k]), c));
                         lo1[k] =
@@ -2619,6 +2625,32 @@ __global__ void __launch_bounds__(128, 3)
     // to 8 / 4 bytes.
     const bool pq = pack_q && pk && e < l;
     uint64_t *const t0l = t0 + (size_t)e * n, *const t1l = t1 + (size_t)e * n;
+    if (split > 1) {
+        // DIGIT SPLIT: each warp's sums are words in [0, q) (the loop's last step, or 0 for a
+        // warp without digits); through the key buffers (each warp's own, its copies all
+        // complete), then the row's 2·256 sums of the four, coalesced
+        uint64_t *const sb = smem_dyn + 4 * 256 + 4 * 512 + 4 * 256;
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            const unsigned x = fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k);
+            kbuf[x] = lo0[k];
+            kbuf[256 + x] = lo1[k];
+        }
+        __syncthreads();
+#pragma unroll
+        for (unsigned i = threadIdx.x; i < 512; i += 128) {
+            uint64_t v = sb[i];
+#pragma unroll
+            for (unsigned w = 1; w < 4; ++w) v = hepa_mod_add(v, sb[512 * w + i], lc.q);
+            uint64_t *const tl_ = i < 256 ? t0l : t1l;
+            const size_t x = gx0 + (i & 255);
+            if (pq)
+                hepa_pack5_put(tl_, n, x, v);
+            else
+                tl_[x] = v;
+        }
+        return;
+    }
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
         const size_t x = gx0 + (fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
@@ -3347,6 +3379,9 @@ extern "C" hepa_status _hepa_dev_ntt_moddownn_cols(const hepa_ring *ring, size_t
     return _hepa_dev_status(e, "ModDown conversion + column pass");
 }
 
+#ifndef HEPA_KS_SPLIT
+#define HEPA_KS_SPLIT 1 // DIGIT SPLIT: 0 never, 1 below one wave of blocks, 2 always (A/B builds)
+#endif
 extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t level, size_t K,
                                                size_t alpha, size_t dnum, uint64_t *t0,
                                                uint64_t *t1, const uint64_t *ext, const uint64_t *c,
@@ -3355,7 +3390,13 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
     const size_t n = ring->n, E = level + K;
     if (i0 >= E || ni == 0 || ni > E - i0) return HEPA_ERR_INVALID_ARGUMENT;
-    const dim3 grid((unsigned)(n >> 10), (unsigned)ni);
+    // DIGIT SPLIT (ks_rows_inner_kernel) where four rows a block would not fill the GPU once (3
+    // blocks an SM): a block's time is its digit loop, dnum row passes one after another, so
+    // fewer blocks than resident places leave SMs idle for all of it; four warps on one row
+    // with a quarter of the digits each cut that chain to dnum / 4 passes.
+    const bool split = dnum >= 2 && (HEPA_KS_SPLIT == 2 ||
+                                     (HEPA_KS_SPLIT == 1 && (n >> 10) * ni < 3 * ring->dev->sms));
+    const dim3 grid((unsigned)(split ? n >> 8 : n >> 10), (unsigned)ni);
     const size_t smem = (size_t)KS_ROWS_SMEM_WORDS * sizeof(uint64_t);
     // FP64 rows from n = 2^16: measured on an H100 (hepa-bench --ks, multiply + relinearize, two
     // A/B runs against the integer rows): 2^16/33/P=1 1537, 1536 -> 1451, 1444 µs; P=2 1312,
@@ -3377,7 +3418,7 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
                   key, (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
                   (unsigned)ring->log_n, (unsigned)level, (unsigned)(ring->num_moduli - K),
                   (unsigned)E, (unsigned)dnum, (unsigned)alpha, comp, packed, (unsigned)i0,
-                  pack_q != 0);
+                  pack_q != 0, split ? 4u : 1u);
     return _hepa_dev_status(ce, "key-switch ModUp row pass + inner product");
 }
 
