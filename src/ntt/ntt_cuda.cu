@@ -2402,13 +2402,13 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
 // cluster, sums in shared memory) was tried and measured 2x slower (16 warps per SM, latency
 // bound): bench/results/2026-11-22-h100-ks-cluster-experiment.md.
 constexpr unsigned KS_ROWS_SMEM_WORDS = 4 * 256 + 4 * 512 + 4 * 256 + 4 * 512;
-template <bool F64, bool PACKED>
+template <bool F64, bool PACKED, bool SPLIT>
 __global__ void __launch_bounds__(128, 3)
     ks_rows_inner_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *ext, const uint64_t *cin,
                          const unsigned char *key, const uint64_t *__restrict__ tables,
                          const hepa_dev_limb *__restrict__ limbs, unsigned logn, unsigned l,
                          unsigned L, unsigned E, unsigned dnum, unsigned alpha, size_t comp,
-                         uint64_t packed, unsigned i0, bool pack_q, unsigned split) {
+                         uint64_t packed, unsigned i0, bool pack_q) {
     pdl_wait(); // PDL
     pdl_trigger();
     constexpr int GB = 8, CB = 0, S = 0;
@@ -2424,10 +2424,11 @@ __global__ void __launch_bounds__(128, 3)
     const unsigned e = iy < E - l ? l + iy : iy - (E - l);
     const unsigned mi = e < l ? e : L + e - l;
     const unsigned lane = threadIdx.x & 31, warp = 0, tl = threadIdx.x >> 5;
-    // DIGIT SPLIT (split = 4): the block's four warps take the same row, warp tl the digits
-    // j = tl, tl + 4, ..., and add their sums at the end; else (split = 1) four rows, every digit
-    const size_t row = split > 1 ? (size_t)blockIdx.x : (size_t)blockIdx.x * 4 + tl;
-    const unsigned j0 = split > 1 ? tl : 0, step = split > 1 ? split : 1;
+    // DIGIT SPLIT (SPLIT): the block's four warps take the same row, warp tl the digits j = tl,
+    // tl + 4, ..., and add their sums at the end; else four rows, every digit
+    const size_t row = SPLIT ? (size_t)blockIdx.x : (size_t)blockIdx.x * 4 + tl;
+    const unsigned j0 = SPLIT ? tl : 0;
+    constexpr unsigned step = SPLIT ? 4 : 1;
     const unsigned gx0 = (unsigned)(row << 8);
     uint64_t *xch = smem_dyn + (size_t)tl * 256;                                // exchanges
     uint64_t *twb = smem_dyn + 4 * 256;                                         // staged twiddles
@@ -2481,7 +2482,7 @@ __global__ void __launch_bounds__(128, 3)
                     cp_async16(db + b, d + b);
                 else if (t == 2)
                     cp_async8(db + 1024 + 8 * lane, slice + 4 * n + (gx0 & ~1023u) + 32 * lane +
-                                                        8 * (unsigned)(row & 3));
+                                                        8 * (SPLIT ? (unsigned)(row & 3) : tl));
             }
         } else {
             const uint64_t *d =
@@ -2494,7 +2495,7 @@ __global__ void __launch_bounds__(128, 3)
         }
         cp_async_commit();
     };
-    if (j0 < dnum) {
+    if (!SPLIT || j0 < dnum) {
         issue_data(j0);
         issue_key(j0);
     }
@@ -2582,7 +2583,7 @@ __global__ void __launch_bounds__(128, 3)
             }
             __syncwarp(); // every lane has read the key buffer
             if (more) issue_key(j + step);
-            if ((it & 15) == 15 || !more) {
+            if (((SPLIT ? it : j) & 15) == 15 || !more) {
 #pragma unroll
                 for (int k = 0; k < 8; ++k) {
                     if constexpr (FP) {
@@ -2625,7 +2626,7 @@ __global__ void __launch_bounds__(128, 3)
     // to 8 / 4 bytes.
     const bool pq = pack_q && pk && e < l;
     uint64_t *const t0l = t0 + (size_t)e * n, *const t1l = t1 + (size_t)e * n;
-    if (split > 1) {
+    if constexpr (SPLIT) {
         // DIGIT SPLIT: each warp's sums are words in [0, q) (the loop's last step, or 0 for a
         // warp without digits); through the key buffers (each warp's own, its copies all
         // complete), then the row's 2·256 sums of the four, coalesced
@@ -3390,12 +3391,15 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
     const size_t n = ring->n, E = level + K;
     if (i0 >= E || ni == 0 || ni > E - i0) return HEPA_ERR_INVALID_ARGUMENT;
-    // DIGIT SPLIT (ks_rows_inner_kernel) where four rows a block would not fill the GPU once (3
+    // DIGIT SPLIT (ks_rows_inner_kernel) where four rows a block make less than two waves (3
     // blocks an SM): a block's time is its digit loop, dnum row passes one after another, so
-    // fewer blocks than resident places leave SMs idle for all of it; four warps on one row
-    // with a quarter of the digits each cut that chain to dnum / 4 passes.
+    // with few blocks SMs sit idle for most of it; four warps on one row with a quarter of the
+    // digits each cut that chain to dnum / 4 passes.
+    // Decided on all E rows of limbs, not this launch's ni: key switching launches the K special
+    // primes' rows on its helper stream beside the others (keyswitch.c), and splitting those
+    // few blocks measured 4-11 µs slower at 2^16/33 (H200).
     const bool split = dnum >= 2 && (HEPA_KS_SPLIT == 2 ||
-                                     (HEPA_KS_SPLIT == 1 && (n >> 10) * ni < 3 * ring->dev->sms));
+                                     (HEPA_KS_SPLIT == 1 && (n >> 10) * E < 6 * ring->dev->sms));
     const dim3 grid((unsigned)(split ? n >> 8 : n >> 10), (unsigned)ni);
     const size_t smem = (size_t)KS_ROWS_SMEM_WORDS * sizeof(uint64_t);
     // FP64 rows from n = 2^16: measured on an H100 (hepa-bench --ks, multiply + relinearize, two
@@ -3409,16 +3413,20 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     // unpacked shapes 4-8 µs when they shared it). At 2^15 the packed columns make the FP64 rows
     // pay: with PACKED KEYS, 2^15/17/1 multiply + relinearize 263 µs with the integer rows and
     // unpacked columns, 244-248 with both (eed74fe, H100).
-    auto *k = ks_packed(ring)                       ? ks_rows_inner_kernel<true, true>
-              : ring->dev->f64 && ring->log_n >= 16 ? ks_rows_inner_kernel<true, false>
-                                                    : ks_rows_inner_kernel<false, false>;
+    auto *k = ks_packed(ring)                       ? ks_rows_inner_kernel<true, true, false>
+              : ring->dev->f64 && ring->log_n >= 16 ? ks_rows_inner_kernel<true, false, false>
+                                                    : ks_rows_inner_kernel<false, false, false>;
+    if (split)
+        k = ks_packed(ring)                       ? ks_rows_inner_kernel<true, true, true>
+            : ring->dev->f64 && ring->log_n >= 16 ? ks_rows_inner_kernel<true, false, true>
+                                                  : ks_rows_inner_kernel<false, false, true>;
     cudaError_t ce = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (ce != cudaSuccess) return _hepa_dev_status(ce, "key-switch row pass (shared memory)");
     ce = launch_k(true, ring, k, grid, 128, smem, (cudaStream_t)ring->dev->stream, t0, t1, ext, c,
                   key, (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
                   (unsigned)ring->log_n, (unsigned)level, (unsigned)(ring->num_moduli - K),
                   (unsigned)E, (unsigned)dnum, (unsigned)alpha, comp, packed, (unsigned)i0,
-                  pack_q != 0, split ? 4u : 1u);
+                  pack_q != 0);
     return _hepa_dev_status(ce, "key-switch ModUp row pass + inner product");
 }
 
