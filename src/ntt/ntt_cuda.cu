@@ -2398,6 +2398,8 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
 // integer rows, and one is picked per block). The key's rows come in either word size (PACKED
 // KEYS, ksk_layout.h), chosen per block at run time: ptxas spills 20-36 bytes in each build;
 // compiling the digit loop per key word size as well spilled 100-120 bytes (128-bit sums).
+// DIGIT SPLIT (SPLIT, small grids: see _hepa_dev_ks_rows_inner): one row a block, warp w takes
+// the digits j = w mod 4, and the four warps' words in [0, q) are added mod q at the end.
 // Keeping ModUp's transforms on chip instead (thread-block clusters, one extended limb per
 // cluster, sums in shared memory) was tried and measured 2x slower (16 warps per SM, latency
 // bound): bench/results/2026-11-22-h100-ks-cluster-experiment.md.
@@ -3394,7 +3396,12 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     // DIGIT SPLIT (ks_rows_inner_kernel) where four rows a block make less than two waves (3
     // blocks an SM): a block's time is its digit loop, dnum row passes one after another, so
     // with few blocks SMs sit idle for most of it; four warps on one row with a quarter of the
-    // digits each cut that chain to dnum / 4 passes.
+    // digits each cut that chain to dnum / 4 passes. At 2^13/4/1 the unsplit grid was 40 blocks
+    // and this kernel the longest of the key switch (17.3 of 71 µs under ncu). H200, same call,
+    // two rounds, hepa_mul_relin µs, unsplit -> split: 2^13/4/1 57.3, 57.1 -> 46.3, 45.7;
+    // 2^14/8/1 86.4, 86.5 -> 71.3, 71.9; 2^15/17/1 (576 blocks, 1.45 waves) 192.8, 192.9 ->
+    // 186.2, 186.8; 2^16/33 (P = 1..4, not split) unchanged. Split at every size (the first,
+    // run-time form, built with HEPA_KS_SPLIT=2): 2^16/33 P = 1 843 -> 876, P = 3 495 -> 548 µs.
     // Decided on all E rows of limbs, not this launch's ni: key switching launches the K special
     // primes' rows on its helper stream beside the others (keyswitch.c), and splitting those
     // few blocks measured 4-11 µs slower at 2^16/33 (H200).
