@@ -2652,17 +2652,17 @@ __global__ void __launch_bounds__(128, 3)
             else
                 tl_[x] = v;
         }
-        return;
-    }
+    } else {
 #pragma unroll
-    for (int k = 0; k < 8; ++k) {
-        const size_t x = gx0 + (fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
-        if (pq) {
-            hepa_pack5_put(t0l, n, x, lo0[k]);
-            hepa_pack5_put(t1l, n, x, lo1[k]);
-        } else {
-            t0l[x] = lo0[k];
-            t1l[x] = lo1[k];
+        for (int k = 0; k < 8; ++k) {
+            const size_t x = gx0 + (fb | SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
+            if (pq) {
+                hepa_pack5_put(t0l, n, x, lo0[k]);
+                hepa_pack5_put(t1l, n, x, lo1[k]);
+            } else {
+                t0l[x] = lo0[k];
+                t1l[x] = lo1[k];
+            }
         }
     }
 }
@@ -3383,7 +3383,7 @@ extern "C" hepa_status _hepa_dev_ntt_moddownn_cols(const hepa_ring *ring, size_t
 }
 
 #ifndef HEPA_KS_SPLIT
-#define HEPA_KS_SPLIT 1 // DIGIT SPLIT: 0 never, 1 below one wave of blocks, 2 always (A/B builds)
+#define HEPA_KS_SPLIT 1 // DIGIT SPLIT: 0 never, 1 below two waves of blocks, 2 always (A/B)
 #endif
 extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t level, size_t K,
                                                size_t alpha, size_t dnum, uint64_t *t0,
@@ -3420,13 +3420,13 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     // unpacked shapes 4-8 µs when they shared it). At 2^15 the packed columns make the FP64 rows
     // pay: with PACKED KEYS, 2^15/17/1 multiply + relinearize 263 µs with the integer rows and
     // unpacked columns, 244-248 with both (eed74fe, H100).
-    auto *k = ks_packed(ring)                       ? ks_rows_inner_kernel<true, true, false>
-              : ring->dev->f64 && ring->log_n >= 16 ? ks_rows_inner_kernel<true, false, false>
-                                                    : ks_rows_inner_kernel<false, false, false>;
-    if (split)
-        k = ks_packed(ring)                       ? ks_rows_inner_kernel<true, true, true>
-            : ring->dev->f64 && ring->log_n >= 16 ? ks_rows_inner_kernel<true, false, true>
-                                                  : ks_rows_inner_kernel<false, false, true>;
+    auto pick = [&](auto sp) {
+        constexpr bool SP = decltype(sp)::value; // DIGIT SPLIT
+        return ks_packed(ring)                       ? ks_rows_inner_kernel<true, true, SP>
+               : ring->dev->f64 && ring->log_n >= 16 ? ks_rows_inner_kernel<true, false, SP>
+                                                     : ks_rows_inner_kernel<false, false, SP>;
+    };
+    auto *k = split ? pick(std::true_type{}) : pick(std::false_type{});
     cudaError_t ce = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (ce != cudaSuccess) return _hepa_dev_status(ce, "key-switch row pass (shared memory)");
     ce = launch_k(true, ring, k, grid, 128, smem, (cudaStream_t)ring->dev->stream, t0, t1, ext, c,
