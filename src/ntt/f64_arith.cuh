@@ -63,8 +63,16 @@ F64_HD double f64_mulmod_q(double y, double w, double qd, double qi) {
     const double qt = F64_SUB(F64_FMA(h, qi, 0x1.8p52), 0x1.8p52);
     return F64_ADD(F64_FMA(-qt, qd, h), l);
 }
-// x - round(x / q)·q, |result| <= q/2 + 1, for an integer-valued |x| < 2^51·q
+// x - round(x / q)·q for an integer-valued |x| < 2^51·q: |result| <= q/2 + 1 for |x| < 2^53 (every
+// integer the FP64 path holds), |result| <= 3q/4 up to 2^51·q. The quotient qt is x·qi rounded
+// once to the nearest integer, as in f64_mulmod_q: the FMA adds 1.5·2^52 to the exact product
+// (|x·qi| < 2^51, so the sum's unit in the last place is 1); three FP64 operations where
+// f64_round(x·qi) took four. |qt - x/q| <= 1/2 + |x|·2^-53 / q, and the last FMA is exact.
+#ifndef HEPA_F64_REDUCE_FMA
+#define HEPA_F64_REDUCE_FMA 1 // 0: f64_round(x·qi), four operations (for A/Bs)
+#endif
 F64_HD double f64_reduce_q(double x, double qd, double qi) {
+    if (HEPA_F64_REDUCE_FMA) return F64_FMA(-F64_SUB(F64_FMA(x, qi, 0x1.8p52), 0x1.8p52), qd, x);
     return F64_FMA(-f64_round(F64_MUL(x, qi)), qd, x);
 }
 // The sign fix-up: [0, q), as a double, from an integer-valued |x| < q (an f64_mulmod_q or
