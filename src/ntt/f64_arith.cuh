@@ -68,6 +68,9 @@ F64_HD double f64_mulmod_q(double y, double w, double qd, double qi) {
 // once to the nearest integer, as in f64_mulmod_q: the FMA adds 1.5·2^52 to the exact product
 // (|x·qi| < 2^51, so the sum's unit in the last place is 1); three FP64 operations where
 // f64_round(x·qi) took four. |qt - x/q| <= 1/2 + |x|·2^-53 / q, and the last FMA is exact.
+// H100, same call against the four-operation form, µs: inverse NTT 2^16/34 hot 27.5-27.6 ->
+// 27.3-27.5, hepa_mul_relin 2^16/33 P = 1 910 -> 901-906, P = 2 637-638 -> 630-634
+// (bench/results/2026-12-06-h100-f64-reduce-fma-b20fcdc.md).
 #ifndef HEPA_F64_REDUCE_FMA
 #define HEPA_F64_REDUCE_FMA 1 // 0: f64_round(x·qi), four operations (for A/Bs)
 #endif
