@@ -63,15 +63,6 @@ F64_HD double f64_mulmod_q(double y, double w, double qd, double qi) {
     const double qt = F64_SUB(F64_FMA(h, qi, 0x1.8p52), 0x1.8p52);
     return F64_ADD(F64_FMA(-qt, qd, h), l);
 }
-// The same product with a companion wq = w·qi (rounded) made once per twiddle: the quotient comes
-// from y·wq in one FMA, beside h instead of after it, so the chain from y to the result is four
-// dependent operations instead of five, for the same six. |wq - w/q| <= |w/q|·2^-52, so
-// |qt - y·w/q| <= 1/2 + Y·q·2^-52 as above and |result| < 0.91q under the same conditions.
-F64_HD double f64_mulmod_shoup_q(double y, double w, double wq, double qd) {
-    const double h = F64_MUL(y, w), l = F64_FMA(y, w, -h);
-    const double qt = F64_SUB(F64_FMA(y, wq, 0x1.8p52), 0x1.8p52);
-    return F64_ADD(F64_FMA(-qt, qd, h), l);
-}
 // x - round(x / q)·q for an integer-valued |x| < 2^51·q: |result| <= q/2 + 1 for |x| < 2^53 (every
 // integer the FP64 path holds), |result| <= 3q/4 up to 2^51·q. The quotient qt is x·qi rounded
 // once to the nearest integer, as in f64_mulmod_q: the FMA adds 1.5·2^52 to the exact product

@@ -574,19 +574,7 @@ __device__ __forceinline__ const double *stage_row_twiddles_f64(const double *tw
 // pair p being the butterfly of the p-th slot index k with bit I clear. gxt: the thread's own
 // global index bits under that stage's mapping. Slot bits are disjoint from the thread's bits,
 // so the table index is hi + (slot offset >> (b+1)); equal indices are loaded once.
-// FP: an FP64 limb's doubles instead (into .x; with FP64 SHOUP, w·qi into .y).
-// FP64 SHOUP (off; not yet timed): load_twiddles also makes each FP64 twiddle's companion w·qi,
-// so that the butterflies' products take their quotient beside y·w instead of after it
-// (f64_mulmod_shoup_q: the chain from y to the product is four dependent FP64 operations instead
-// of five, for one product more per twiddle loaded). The passes are latency-bound with the FP64
-// pipe about half busy (FP64 LIMBS), which is why it might pay; the extra products and the live
-// companions are why it might not. Built with 1, ptxas changed the spills of 31 of 207 kernels
-// here, both ways (the ks_rows_inner F64 builds 12 -> 24 and 24 -> 32 bytes, one ModUp column
-// build 48 -> 36). With 0 the PTX is the same as without this code. A/B it with
-// -DHEPA_F64_SHOUP=1 (hepa-bench --gpu-suite --n 65536 --limbs 34 --bits 40, --ks --n 65536).
-#ifndef HEPA_F64_SHOUP
-#define HEPA_F64_SHOUP 0
-#endif
+// FP: an FP64 limb's doubles instead (into .x; .y unused).
 template <int I, int P0, int P1, int P2, int b, int S, bool STAGED, bool FP>
 __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c, unsigned gxt,
                                               unsigned logn) {
@@ -599,12 +587,9 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
     for (int k = 0; k < 8; ++k) {
         if ((k >> I) & 1) continue;
         const unsigned i = hi + ((unsigned)SlotOff<P0, P1, P2>::of(k) >> (b + 1));
-        if constexpr (FP) {
-            const double w = STAGED ? c.twsd[i] : __ldg(c.twd + i);
-            tw[p].x = bits(w);
-            if constexpr (HEPA_F64_SHOUP) tw[p].y = bits(__dmul_rn(w, c.qi)); // (FP64 SHOUP)
-            ++p;
-        } else
+        if constexpr (FP)
+            tw[p++].x = bits(STAGED ? c.twsd[i] : __ldg(c.twd + i));
+        else
             tw[p++] = STAGED ? c.tws[i] : __ldg(c.tw + i);
     }
 }
@@ -679,11 +664,6 @@ __device__ __forceinline__ void load_twiddles(ulonglong2 (&tw)[4], const Ctx &c,
 #endif
 __device__ __forceinline__ double f64_mulmod(double y, double w, const Ctx &c) {
     return f64_mulmod_q(y, w, c.qd, c.qi);
-}
-// (FP64 SHOUP: above load_twiddles)
-__device__ __forceinline__ double f64_mulmod_tw(double y, const ulonglong2 &tw, const Ctx &c) {
-    if constexpr (HEPA_F64_SHOUP) return f64_mulmod_shoup_q(y, dbl(tw.x), dbl(tw.y), c.qd);
-    return f64_mulmod(y, dbl(tw.x), c);
 }
 __device__ __forceinline__ double f64_reduce(double x, const Ctx &c) {
     return f64_reduce_q(x, c.qd, c.qi);
@@ -768,12 +748,12 @@ __device__ __forceinline__ void stage(uint64_t (&v)[8], const Ctx &c, const ulon
                 v[k] = bits(f64_mulmod(__dadd_rn(x, y), u2d(c.n_inv), c));
                 v[k1] = bits(f64_mulmod(__dsub_rn(x, y), u2d(c.n_inv_w), c));
             } else if (!INV) {
-                const double t = f64_mulmod_tw(y, tw[p], c);
+                const double t = f64_mulmod(y, dbl(tw[p].x), c);
                 v[k] = bits(__dadd_rn(x, t));
                 v[k1] = bits(__dsub_rn(x, t));
             } else {
                 v[k] = bits(RED ? f64_reduce(__dadd_rn(x, y), c) : __dadd_rn(x, y));
-                v[k1] = bits(f64_mulmod_tw(__dsub_rn(x, y), tw[p], c));
+                v[k1] = bits(f64_mulmod(__dsub_rn(x, y), dbl(tw[p].x), c));
             }
             ++p;
         }

@@ -2,9 +2,8 @@
 // LIMBS: the NTT's butterflies for q < 2^47, base conversion's FP64 routes, WIDE SOURCES),
 // compiled by nvcc but run on the host with the same IEEE operations (no GPU needed, so it runs
 // in CI). Against __int128 references, on random values and on the edges of every stated range:
-// - f64_mulmod_q and f64_mulmod_shoup_q (companion w·qi): y·w mod q exactly, |r| <= (1/2 +
-//   Y/32)·q < 0.91q for |y| = Y·q <= 13q, 0 <= w < q, q < 2^47 (the growth per stage that FP64
-//   LIMBS' bounds and SUM UNREDUCED use);
+// - f64_mulmod_q: y·w mod q exactly, |r| <= (1/2 + Y/32)·q < 0.91q for |y| = Y·q <= 13q,
+//   0 <= w < q, q < 2^47 (the growth per stage that FP64 LIMBS' bounds and SUM UNREDUCED use);
 // - f64_reduce_q / f64_canonical_q: |r| <= q/2 + 1, and [0, q);
 // - f64_wide_ok's edges, f64_wide_hw = 2^31·h mod t exactly;
 // - f64_conv_sum (sources below 13t) and f64_conv_sum_wide (sources below 2^62): congruent to
@@ -161,19 +160,6 @@ int main() {
             // the per-stage growth FP64 LIMBS' bounds assume: |r| <= (1/2 + Y/32)·q, |y| = Y·q
             CHECK(fabs(r) <= 0.5 * qd + fabs((double)y) / 32, "mulmod |%.0f| above (1/2 + Y/32)q",
                   r);
-            // f64_mulmod_shoup_q with the companion made as load_twiddles makes it (FP64 SHOUP)
-            const double rs = f64_mulmod_shoup_q((double)y, u2d(w), F64_MUL(u2d(w), qi), qd);
-            CHECK(is_int(rs) && mod((i128)rs, q) == mod((i128)y * w, q),
-                  "mulmod_shoup %lld * %llu mod %llu", (long long)y, (unsigned long long)w,
-                  (unsigned long long)q);
-            CHECK(fabs(rs) <= 0.5 * qd + fabs((double)y) / 32 && fabs(rs) < 0.91 * qd,
-                  "mulmod_shoup |%.0f| above (1/2 + Y/32)q", rs);
-            // a generated twiddle may be negative (GENERATED ROW TWIDDLES: |w| < q)
-            const double rn = f64_mulmod_shoup_q((double)y, -u2d(w), F64_MUL(-u2d(w), qi), qd);
-            CHECK(is_int(rn) && mod((i128)rn, q) == mod(-((i128)y * w), q) &&
-                      fabs(rn) <= 0.5 * qd + fabs((double)y) / 32,
-                  "mulmod_shoup, -w: %lld * -%llu mod %llu", (long long)y, (unsigned long long)w,
-                  (unsigned long long)q);
             // f64_reduce_q and f64_canonical_q over |x| < 2^53 (its stated range is wider)
             const int64_t x = (int64_t)below(1ull << 54) - (1ll << 53) + 1;
             const double rx = f64_reduce_q((double)x, qd, qi);
