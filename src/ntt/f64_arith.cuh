@@ -63,6 +63,9 @@ F64_HD double f64_mulmod_q(double y, double w, double qd, double qi) {
     const double qt = F64_SUB(F64_FMA(h, qi, 0x1.8p52), 0x1.8p52);
     return F64_ADD(F64_FMA(-qt, qd, h), l);
 }
+// (Measured and not kept: the quotient from y·(w·qi) with w·qi made per twiddle, a chain one
+// operation shorter for one MUL more. H100, NTT 2^16/34 forward hot 24.8 -> 25.4 µs,
+// hepa_mul_relin 2^16/33 P = 2 629 -> 645; bench/results/2026-12-06-h100-f64-shoup-96374b2.md.)
 // x - round(x / q)·q for an integer-valued |x| < 2^51·q: |result| <= q/2 + 1 for |x| < 2^53 (every
 // integer the FP64 path holds), |result| <= 3q/4 up to 2^51·q. The quotient qt is x·qi rounded
 // once to the nearest integer, as in f64_mulmod_q: the FMA adds 1.5·2^52 to the exact product
