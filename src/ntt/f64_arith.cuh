@@ -57,20 +57,24 @@ F64_HD uint64_t d2u(double x) {
 F64_HD double f64_round(double x) { // nearest integer, |x| < 2^51
     return F64_SUB(F64_ADD(x, 0x1.8p52), 0x1.8p52);
 }
+// round(x·qi) for |x·qi| < 2^51, rounded once: the FMA adds 1.5·2^52 to the exact product (the
+// sum's unit in the last place is then 1), the SUB takes the constant off again
+F64_HD double f64_quot(double x, double qi) {
+    return F64_SUB(F64_FMA(x, qi, 0x1.8p52), 0x1.8p52);
+}
 // y·w - round(y·w / q)·q exactly, |result| < 0.91q, for |y| <= 13q and 0 <= w < q (FP64 LIMBS)
 F64_HD double f64_mulmod_q(double y, double w, double qd, double qi) {
     const double h = F64_MUL(y, w), l = F64_FMA(y, w, -h);
-    const double qt = F64_SUB(F64_FMA(h, qi, 0x1.8p52), 0x1.8p52);
+    const double qt = f64_quot(h, qi);
     return F64_ADD(F64_FMA(-qt, qd, h), l);
 }
 // (Measured and not kept: the quotient from y·(w·qi) with w·qi made per twiddle, a chain one
 // operation shorter for one MUL more. H100, NTT 2^16/34 forward hot 24.8 -> 25.4 µs,
 // hepa_mul_relin 2^16/33 P = 2 629 -> 645; bench/results/2026-12-06-h100-f64-shoup-96374b2.md.)
 // x - round(x / q)·q for an integer-valued |x| < 2^51·q: |result| <= q/2 + 1 for |x| < 2^53 (every
-// integer the FP64 path holds), |result| <= 3q/4 up to 2^51·q. The quotient qt is x·qi rounded
-// once to the nearest integer, as in f64_mulmod_q: the FMA adds 1.5·2^52 to the exact product
-// (|x·qi| < 2^51, so the sum's unit in the last place is 1); three FP64 operations where
-// f64_round(x·qi) took four. |qt - x/q| <= 1/2 + |x|·2^-53 / q, and the last FMA is exact.
+// integer the FP64 path holds), |result| <= 3q/4 up to 2^51·q. The quotient qt is
+// f64_quot(x, qi), as in f64_mulmod_q: three FP64 operations where f64_round(x·qi) took four.
+// |qt - x/q| <= 1/2 + |x|·2^-53 / q, and the last FMA is exact.
 // H100, same call against the four-operation form, µs: inverse NTT 2^16/34 hot 27.5-27.6 ->
 // 27.3-27.5, hepa_mul_relin 2^16/33 P = 1 910 -> 901-906, P = 2 637-638 -> 630-634
 // (bench/results/2026-12-06-h100-f64-reduce-fma-b20fcdc.md).
@@ -78,7 +82,7 @@ F64_HD double f64_mulmod_q(double y, double w, double qd, double qi) {
 #define HEPA_F64_REDUCE_FMA 1 // 0: f64_round(x·qi), four operations (for A/Bs)
 #endif
 F64_HD double f64_reduce_q(double x, double qd, double qi) {
-    if (HEPA_F64_REDUCE_FMA) return F64_FMA(-F64_SUB(F64_FMA(x, qi, 0x1.8p52), 0x1.8p52), qd, x);
+    if (HEPA_F64_REDUCE_FMA) return F64_FMA(-f64_quot(x, qi), qd, x);
     return F64_FMA(-f64_round(F64_MUL(x, qi)), qd, x);
 }
 // The sign fix-up: [0, q), as a double, from an integer-valued |x| < q (an f64_mulmod_q or
