@@ -13,7 +13,11 @@
  * ciphertext in the NTT domain instead (the key is still made, so the ring is the same); with
  * `ntt`, an inverse and a forward NTT of two L-limb polynomials (the plain passes, to compare).
  *
- * Results: bench/results/2026-11-23-h100-ks-kernels-9715d8f.md. */
+ * KS_WARM=n sets the number of warm-up calls (default 3). Built against a library patched with
+ * ks_timeline.patch, every call prints its cudaEvent timeline (see that file).
+ *
+ * Results: bench/results/2026-11-23-h100-ks-kernels-9715d8f.md,
+ * bench/results/2026-12-06-h100-ks-timeline-7c3fac1.md. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +88,10 @@ int main(int argc, char **argv) {
     hepa_poly *o[2];
     for (int i = 0; i < 2; ++i)
         HK(hepa_poly_create(&o[i], r, L - 1));
-    for (int w = 0; w < 3; ++w)
+    /* warm-ups: 3, or KS_WARM (ks_timeline.patch prints a line per call) */
+    const char *nw_env = getenv("KS_WARM");
+    const int nw = nw_env ? atoi(nw_env) : 3;
+    for (int w = 0; w < nw; ++w)
         step(mode, ks, key, p, o);
     HK(hepa_ring_sync(r));
     cudaProfilerStart();
