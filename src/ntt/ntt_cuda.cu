@@ -3366,8 +3366,18 @@ extern "C" int _hepa_dev_ks_packed(const hepa_ring *ring) {
 // conversion kernel and XF 6: within noise. Re-measured with HEPA_DEV_FUSED_CONV_MAX = 4 (H200,
 // three rounds, 256 blocks), ModDown alone 113.8-114.6 -> 114.0 µs: still within noise; K = 4
 // goes fused (one route for K = 2 .. 4, and no conversion kernel launch).
+// K = 4 takes fewer (HEPA_MODDOWN_COLS_BLOCKS_K4): since its conversion moved into this pass
+// (5368eb7) its chain ends before the Q rows (H100 timeline at 7c3fac1: 418 against 432 µs,
+// bench/results/2026-12-06-h100-ks-timeline-7c3fac1.md), so there the slots its blocks take
+// from the Q rows count, not its length. H100, same call, a run-time override of the K = 4
+// grid, two rounds, hepa_mul_relin µs at 2^16/33/4: 256 525.5, 525.2; 192 519.4, 520.7; 160
+// 521.5, 520.9; 128 520.1, 520.3 (K = 3, not overridden, 531.2-532.6 throughout). I had predicted
+// a few µs. test_gpu_rns's keyswitch tests passed with 192 (5/5).
 #ifndef HEPA_MODDOWN_COLS_BLOCKS
 #define HEPA_MODDOWN_COLS_BLOCKS 256
+#endif
+#ifndef HEPA_MODDOWN_COLS_BLOCKS_K4
+#define HEPA_MODDOWN_COLS_BLOCKS_K4 192
 #endif
 extern "C" hepa_status _hepa_dev_ntt_moddownn_cols(const hepa_ring *ring, size_t level, size_t K,
                                                    uint64_t *mid, const uint64_t *coef,
@@ -3378,7 +3388,9 @@ extern "C" hepa_status _hepa_dev_ntt_moddownn_cols(const hepa_ring *ring, size_t
     tb.t[0] = tb.t[1] = tab;
     const unsigned l = (unsigned)level;
     const cudaError_t e = launch_modupn_cols_n(ring, (unsigned)K, 0, 2, (unsigned)(level + K), l, l,
-                                               mid, coef, map, tb, HEPA_MODDOWN_COLS_BLOCKS);
+                                               mid, coef, map, tb,
+                                               K == 4 ? HEPA_MODDOWN_COLS_BLOCKS_K4
+                                                      : HEPA_MODDOWN_COLS_BLOCKS);
     return _hepa_dev_status(e, "ModDown conversion + column pass");
 }
 
