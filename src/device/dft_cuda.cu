@@ -652,8 +652,8 @@ template <int MODE, int LOGN> struct stc_shape {
     // where; any grid is correct, the plan launches sms × blocks per SM (hepa_dft_plan::stk_grid).
     static constexpr bool PF =
         ((MODE == HEPA_DFT_FP16X2 ? HEPA_DFT_PF_X2 : HEPA_DFT_PF_H) >> LOGN) & 1;
-    // Occupancy is what the registers allow (FP16 56-64, FP16X2 78-80 at 2^10 ... 2^13: four and
-    // three blocks of 256 threads; ncu: latency-bound at 8 warps per scheduler). Capping them
+    // Occupancy is what the registers allow (FP16 2^10 ... 2^13 56-64 registers, 32 warps an SM;
+    // FP16X2 2^10 ... 2^12 78-80, 24 warps; ncu at FP16 2^12, 2^13: latency-bound). Capping them
     // with __launch_bounds__' minimum blocks for more warps spilled and was slower: FP16 2^12 at
     // 48 registers 2538 -> 1965 GB/s, FP16X2 2^12 at 64 2626 -> 2019; only FP16 2^10 at 48 (no
     // spill) tied (H100, bench/results/2026-12-06-h100-head-9a8131e.md).
