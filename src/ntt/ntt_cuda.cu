@@ -3372,7 +3372,8 @@ extern "C" int _hepa_dev_ks_packed(const hepa_ring *ring) {
 // from the Q rows count, not its length. H100, same call, a run-time override of the K = 4
 // grid, two rounds, hepa_mul_relin µs at 2^16/33/4: 256 525.5, 525.2; 192 519.4, 520.7; 160
 // 521.5, 520.9; 128 520.1, 520.3 (K = 3, not overridden, 531.2-532.6 throughout). I had predicted
-// a few µs. test_gpu_rns's keyswitch tests passed with 192 (5/5).
+// a few µs. test_gpu_rns's keyswitch tests passed with 192 (5/5). The committed build, in a
+// later call: 522.5-522.9 µs (bench/results/2026-12-06-h100-head-9a8131e.md).
 #ifndef HEPA_MODDOWN_COLS_BLOCKS
 #define HEPA_MODDOWN_COLS_BLOCKS 256
 #endif
@@ -3441,18 +3442,7 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     auto *k = split ? pick(std::true_type{}) : pick(std::false_type{});
     cudaError_t ce = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (ce != cudaSuccess) return _hepa_dev_status(ce, "key-switch row pass (shared memory)");
-    // NO PDL IN GRAPHS: under stream capture this launch goes without programmatic stream
-    // serialization. The likely reason it helps (not timed): in a replayed graph the PDL edge
-    // lets the Q rows' blocks (168 registers, 3 an SM) go resident during ModUp's last wave,
-    // ahead of the helper stream's first kernel. H100, same call, three rounds, hepa_mul_relin
-    // replayed from a graph instantiated with node priorities, µs at 2^16/33, PDL -> none:
-    // P = 3 515.4, 517.0, 517.0 -> 507.6, 510.5, 510.6; P = 2 618.6, 619.2, 619.3 -> 607.6,
-    // 608.8, 607.2; P = 4 502.8, 504.2, 503.5 -> 500.8, 499.6, 500.6; P = 1 881-893 either way.
-    // The eager call keeps PDL: without it P = 4 measured 518.3-521.9 -> 522.8-524.2, P = 2
-    // 626.0-629.7 -> 628.7-631.3, P = 1 and 3 level
-    // (bench/results/2026-12-06-h100-head-9a8131e.md).
-    const bool pdl = !_hepa_dev_capturing(ring);
-    ce = launch_k(pdl, ring, k, grid, 128, smem, (cudaStream_t)ring->dev->stream, t0, t1, ext, c,
+    ce = launch_k(true, ring, k, grid, 128, smem, (cudaStream_t)ring->dev->stream, t0, t1, ext, c,
                   key, (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
                   (unsigned)ring->log_n, (unsigned)level, (unsigned)(ring->num_moduli - K),
                   (unsigned)E, (unsigned)dnum, (unsigned)alpha, comp, packed, (unsigned)i0,

@@ -543,6 +543,17 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
 #ifndef HEPA_HELPER_LOW_K
 #define HEPA_HELPER_LOW_K 1
 #endif
+/* NO PDL IN GRAPHS: captured, the Q limbs' row pass is launched without programmatic stream
+ * serialization (through a view of the ring with pdl off). The likely reason it helps (not
+ * timed): in a replayed graph the PDL edge lets the Q rows' blocks (168 registers, 3 an SM) go
+ * resident during ModUp's last wave, ahead of the helper stream's first kernel. H100, same
+ * call, three rounds, hepa_mul_relin replayed from a graph instantiated with node priorities,
+ * µs at 2^16/33, PDL -> none: P = 3 515.4, 517.0, 517.0 -> 507.6, 510.5, 510.6; P = 2 618.6,
+ * 619.2, 619.3 -> 607.6, 608.8, 607.2; P = 4 502.8, 504.2, 503.5 -> 500.8, 499.6, 500.6; P = 1
+ * 881-893 either way. The eager call keeps PDL: without it P = 4 measured 518.3-521.9 ->
+ * 522.8-524.2, P = 2 626.0-629.7 -> 628.7-631.3, P = 1 and 3 level
+ * (bench/results/2026-12-06-h100-head-9a8131e.md). Only this helper path: the one-stream key
+ * switch of other sizes has no helper chain for the edge to delay, and was not measured. */
 static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                                  uint64_t *t0, uint64_t *t1, uint64_t *ext, const uint64_t *c,
                                  uint64_t *tmp, const hepa_ksk *key, const uint64_t *add0,
@@ -552,17 +563,23 @@ static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
     if (s != HEPA_OK || (s = _hepa_dev_fork(r)) != HEPA_OK) return s;
     /* the ring as seen through the helper stream */
+    const int capturing = _hepa_dev_capturing(r);
     hepa_ring hv = *r;
     hepa_ring_device hd = *r->dev;
     hd.stream = hd.helper;
-    if (K <= HEPA_HELPER_LOW_K && _hepa_dev_capturing(r)) hd.helper_prio = hd.least_prio;
+    if (K <= HEPA_HELPER_LOW_K && capturing) hd.helper_prio = hd.least_prio;
     hv.dev = &hd;
+    /* the ring for the Q rows (NO PDL IN GRAPHS) */
+    hepa_ring qv = *r;
+    hepa_ring_device qd = *r->dev;
+    if (capturing) qd.pdl = 0;
+    qv.dev = &qd;
     s = _hepa_dev_ks_rows_inner(&hv, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
                                 key->packed, 0, K, 0);
     if (s == HEPA_OK) s = dev_moddown(ks, &hv, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1, 1);
     if (s == HEPA_OK)
-        s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
-                                    key->packed, K, l, 1);
+        s = _hepa_dev_ks_rows_inner(&qv, l, K, ks->alpha, dn, t0, t1, ext, c, key->data,
+                                    key->comp, key->packed, K, l, 1);
     const hepa_status sj = _hepa_dev_join(r); /* also after an error */
     if (s != HEPA_OK || (s = sj) != HEPA_OK) return s;
     return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1, 2);
