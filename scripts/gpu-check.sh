@@ -5,14 +5,15 @@
 #
 #   bash scripts/gpu-check.sh [OUTDIR] [STEPS]
 #
-# OUTDIR defaults to $OUT (the device tool's output folder) or ./gpu-check-out. STEPS is a
-# comma-separated subset of build,test,sanitize,bench (default: all). Environment:
+# OUTDIR defaults to $OUT (the device tool's output folder) or ./gpu-check-out; the logs also go
+# into OUTDIR/0-logs.tar.gz. STEPS is a comma-separated subset of build,test,sanitize,bench
+# (default: all). Environment:
 #   HEPA_BUILD_DIR (default build-gpu), CMAKE_CUDA_ARCHITECTURES (default: 90),
 #   HEPA_BENCH_ARGS (extra arguments for hepa-bench).
 # On a GPU host without GMP/Criterion: run ../shared/device/make-devroot.sh on a machine with
 # Debian's registry, carry .devroot, and `source .devroot/env.sh` first.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${1:-${OUT:-gpu-check-out}}
 steps=${2:-build,test,sanitize,bench}
 build=${HEPA_BUILD_DIR:-build-gpu}
@@ -64,5 +65,12 @@ if has bench; then
     run bench-dft "$build"/bench/hepa-bench --dft      # DFT plans next to cuFFT
     run bench-ckks "$build"/bench/hepa-bench --ckks    # CKKS encode / decode latency
     run bench-ks "$build"/bench/hepa-bench --ks        # multiply + relinearize, rescale, rotation
+fi
+# every log of this call in one archive as well, for a remote runner that brings back only a
+# few files (named to sort first; this call's logs only, not the archive of an earlier one)
+shopt -s nullglob
+logs=("$out"/*.log "$out"/*.txt)
+if ((${#logs[@]})); then
+    tar -czf "$out/0-logs.tar.gz" -C "$out" -- "${logs[@]##*/}" || echo "   (no log archive)"
 fi
 exit $status
