@@ -2382,6 +2382,12 @@ __global__ void ntt_small_kernel(uint64_t *out, const uint64_t *in, const uint64
 // registers, 170-220 bytes of spills) measured 1081 µs at P = 1 and 5 blocks (96 registers, an
 // FP64-only build on a ring of 40-bit primes) 1037 against 994 for 3; double-buffered key rows
 // issued with the data row (64 KiB) measured the same as the single buffer within 1%.
+// The FP64 digit loop alone (a kernel of its own for the Q rows of 40-bit limbs) still takes 158
+// registers; capped at 128 / 112 / 96 it spills 44 / 108 / 200 bytes and hepa_mul_relin at
+// 2^16/33 P = 3 went 532-535 -> 558 / 582 / 615 µs (H100, ef524e8, same call:
+// bench/results/2026-12-06-h100-ks-rows-regcap-ef524e8.md), though fewer registers would let
+// more Q-row blocks sit beside key switching's helper chain. Fewer live values per thread (the
+// 16 sums, the 8 row values) would be needed, not a cap.
 // Measured on an H100 when the kernel came (hepa-bench --ks, ModUp + inner product, N = 2^16,
 // 33 Q primes, P = 1, whose passes before this one took 650 µs; unfused: ModUp 1416 + inner
 // product 593 µs):
