@@ -572,13 +572,13 @@ static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     hd.stream = hd.helper;
     if (K <= HEPA_HELPER_LOW_K && capturing) hd.helper_prio = hd.least_prio;
     hv.dev = &hd;
-    /* the ring for the Q rows (NO PDL IN GRAPHS) */
-    hepa_ring qv = *r;
+    /* NO PDL IN GRAPHS: both row passes; the helper view gets PDL back for ModDown */
+    const int rows_pdl = capturing ? 0 : r->dev->pdl;
+    hepa_ring qv = *r; /* the ring for the Q rows */
     hepa_ring_device qd = *r->dev;
-    if (capturing) qd.pdl = 0;
+    qd.pdl = rows_pdl;
     qv.dev = &qd;
-    /* the P rows without PDL as well when captured (NO PDL IN GRAPHS), then ModDown with it */
-    hd.pdl = qd.pdl;
+    hd.pdl = rows_pdl;
     s = _hepa_dev_ks_rows_inner(&hv, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
                                 key->packed, 0, K, 0);
     hd.pdl = r->dev->pdl;
