@@ -1028,6 +1028,17 @@ __global__ void __launch_bounds__(clu_shape<LOGN, LC>::THREADS,
 #ifndef HEPA_DFT_L2SQ_DISCARD // 0: ring lines are not discarded (for A/Bs)
 #define HEPA_DFT_L2SQ_DISCARD 1
 #endif
+// L2 ONLY: the data loads (A's input, B's intermediate) are ld.global.cg, past L1, so that the
+// streamed vectors leave L1 to the twiddle tables (__ldg); the idea, not confirmed by ncu (its run
+// printed nothing). Measured on an H200 (dftprof, 1 GiB batches, same call, three rounds, GB/s;
+// bench/experiments/dft_l2sq_cg_twb.patch): FP32 2^16 2484-2485 -> 2502-2536; FP64 2^14 ... 2^16
+// within 0.7% either way. Not yet timed on an H100, where ncu had put this kernel at the L2
+// fabric's limit (above). A table
+// of w_n^(16·i2·2^k) for the A items' per-column twiddles instead of four scattered tw_n entries
+// (TWB in that patch) was no faster (FP32 2^16 2467-2475, FP64 the same).
+#ifndef HEPA_DFT_L2SQ_CG // 0: the data loads as before L2 ONLY (for A/Bs)
+#define HEPA_DFT_L2SQ_CG 1
+#endif
 template <bool MF> __device__ __forceinline__ unsigned l2sq_m1(unsigned t) {
     return MF ? t & 15 : t >> 4;
 }
@@ -1044,7 +1055,9 @@ __device__ __forceinline__ void l2sq_cols(T (&x)[16], T *sm, const T *src, unsig
     const T *p = src + (size_t)j0 * S + c;
 #pragma unroll
     for (unsigned r = 0; r < 16; ++r)
-        x[r] = LDG ? __ldg(p + (size_t)r * M2 * S) : p[(size_t)r * M2 * S];
+        x[r] = HEPA_DFT_L2SQ_CG ? __ldcg(p + (size_t)r * M2 * S)
+               : LDG            ? __ldg(p + (size_t)r * M2 * S)
+                                : p[(size_t)r * M2 * S];
     dft_r<16, INV>(x);                                    // x[m1]
     stage_twiddles<16, INV>(x, tw_n, (j0 << logn) >> LM); // w_M^(j0·m1) = w_n^((n/M)·j0·m1)
     if (HEPA_DFT_L2SQ_DISCARD && sig) {
