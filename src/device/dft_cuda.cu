@@ -1033,9 +1033,10 @@ __global__ void __launch_bounds__(clu_shape<LOGN, LC>::THREADS,
 // printed nothing). Measured on an H200 (dftprof, 1 GiB batches, same call, three rounds, GB/s;
 // bench/experiments/dft_l2sq_cg_twb.patch): FP32 2^16 2484-2485 -> 2502-2536; FP64 2^14 ... 2^16
 // within 0.7% either way. Not yet timed on an H100, where ncu had put this kernel at the L2
-// fabric's limit (above). A table
-// of w_n^(16·i2·2^k) for the A items' per-column twiddles instead of four scattered tw_n entries
-// (TWB in that patch) was no faster (FP32 2^16 2467-2475, FP64 the same).
+// fabric's limit (above). A table of w_n^(16·i2·2^k) for the A items' per-column twiddles
+// instead of four scattered tw_n entries (TWB in that patch) was no faster (FP32 2^16
+// 2467-2475, FP64 the same). B's loads of the intermediate, written in this launch, were plain
+// loads before (never the read-only path); .cg reads them at L2, where the A items' stores are.
 #ifndef HEPA_DFT_L2SQ_CG // 0: the data loads as before L2 ONLY (for A/Bs)
 #define HEPA_DFT_L2SQ_CG 1
 #endif
@@ -1129,7 +1130,7 @@ __global__ void __launch_bounds__(256)
         constexpr unsigned C = sh::CB, M2 = N2 / 16, H = 16 / M2;
         if (t == 0) wait_count(a_done + v, IA);
         __syncthreads();
-        // plain loads: written in this launch (not through the read-only path)
+        // written in this launch: not through the read-only path (L2 ONLY: .cg loads)
         l2sq_cols<LB, INV, false, false>(x, sm, mid + C * b, N1, tw_n, LOGN, nullptr, 0,
                                          R ? b_read + v : nullptr);
         const unsigned m1 = l2sq_m1<false>(t);
