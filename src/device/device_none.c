@@ -87,9 +87,9 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
                                     const uint64_t *ext, const uint64_t *c,
                                     const unsigned char *key, size_t comp, uint64_t packed,
-                                    size_t i0, size_t ni, int pack_q) {
+                                    size_t i0, size_t ni, int pack_q, int pdl) {
     (void)ring, (void)level, (void)K, (void)alpha, (void)dnum, (void)t0, (void)t1, (void)ext,
-        (void)c, (void)key, (void)comp, (void)packed, (void)i0, (void)ni, (void)pack_q;
+        (void)c, (void)key, (void)comp, (void)packed, (void)i0, (void)ni, (void)pack_q, (void)pdl;
     return HEPA_ERR_NO_DEVICE;
 }
 hepa_status _hepa_dev_ntt_moddown(const struct hepa_ring *ring, size_t level, uint64_t *out0,

@@ -184,7 +184,9 @@ hepa_status _hepa_dev_ntt_modup1(const struct hepa_ring *ring, size_t count, siz
  * (HEPA_ERR_INVALID_ARGUMENT for an empty or out-of-range span). pack_q: t0 / t1's Q limbs
  * (e < level) below 2^40 are stored in PACKED Q LIMBS (5-byte words, hepa_pack5_put's layout in
  * rns/ksk_layout.h, in the limb's usual slot) where _hepa_dev_ks_packed holds, for
- * _hepa_dev_ntt_moddown with packed_t; the special primes' limbs keep 8-byte words. */
+ * _hepa_dev_ntt_moddown with packed_t; the special primes' limbs keep 8-byte words. pdl: 0
+ * launches without programmatic stream serialization even where the ring has it (key
+ * switching's NO PDL IN GRAPHS); 1 follows ring->dev->pdl. */
 hepa_status _hepa_dev_ntt_modup_cols(const struct hepa_ring *ring, size_t count, size_t run,
                                      uint64_t *ext, const uint64_t *coef, const uint32_t *map,
                                      const uint64_t *aux);
@@ -226,7 +228,7 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
                                     const uint64_t *ext, const uint64_t *c,
                                     const unsigned char *key, size_t comp, uint64_t packed,
-                                    size_t i0, size_t ni, int pack_q);
+                                    size_t i0, size_t ni, int pack_q, int pdl);
 
 /* Key switching's ModDown after its inverse NTT of P and, for K > 1, its conversion (n >= 2^13;
  * HEPA_ERR_UNSUPPORTED below): out_k[i] = (t_k[i] - NTT_i(y_k))·s_i for i < level, k = 0, 1, in

@@ -3408,7 +3408,8 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
                                                size_t alpha, size_t dnum, uint64_t *t0,
                                                uint64_t *t1, const uint64_t *ext, const uint64_t *c,
                                                const unsigned char *key, size_t comp,
-                                               uint64_t packed, size_t i0, size_t ni, int pack_q) {
+                                               uint64_t packed, size_t i0, size_t ni, int pack_q,
+                                               int pdl) {
     if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
     const size_t n = ring->n, E = level + K;
     if (i0 >= E || ni == 0 || ni > E - i0) return HEPA_ERR_INVALID_ARGUMENT;
@@ -3448,8 +3449,8 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     auto *k = split ? pick(std::true_type{}) : pick(std::false_type{});
     cudaError_t ce = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (ce != cudaSuccess) return _hepa_dev_status(ce, "key-switch row pass (shared memory)");
-    ce = launch_k(true, ring, k, grid, 128, smem, (cudaStream_t)ring->dev->stream, t0, t1, ext, c,
-                  key, (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
+    ce = launch_k(pdl != 0, ring, k, grid, 128, smem, (cudaStream_t)ring->dev->stream, t0, t1, ext,
+                  c, key, (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
                   (unsigned)ring->log_n, (unsigned)level, (unsigned)(ring->num_moduli - K),
                   (unsigned)E, (unsigned)dnum, (unsigned)alpha, comp, packed, (unsigned)i0,
                   pack_q != 0);

@@ -401,7 +401,8 @@ static hepa_status modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64
         const hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
         if (s != HEPA_OK) return s;
         return _hepa_dev_ks_rows_inner(r, l, ks->K, ks->alpha, dnum_of(ks, l), t0, t1, ext, c,
-                                       key->data, key->comp, key->packed, 0, l + ks->K, pack_q);
+                                       key->data, key->comp, key->packed, 0, l + ks->K, pack_q,
+                                       1);
     }
     hepa_status s = _hepa_ks_modup(ks, l, ext, c, tmp);
     return s != HEPA_OK ? s : _hepa_ks_inner(ks, l, t0, t1, ext, key);
@@ -544,8 +545,8 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
 #define HEPA_HELPER_LOW_K 1
 #endif
 /* NO PDL IN GRAPHS: captured, both row passes (the P limbs' on the helper stream, the Q limbs'
- * on the ring's) are launched without programmatic stream serialization, through views of the
- * ring with pdl off; ModDown's launches keep it. The likely reason it helps (not timed): in a
+ * on the ring's) are launched without programmatic stream serialization (their pdl argument);
+ * ModDown's launches keep it. The likely reason it helps (not timed): in a
  * replayed graph the PDL edge lets the Q rows' blocks (168 registers, 3 an SM) go resident
  * during ModUp's last wave, ahead of the helper stream's first kernel. H100, same call, three
  * rounds, hepa_mul_relin replayed from a graph instantiated with node priorities, µs at
@@ -572,20 +573,13 @@ static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     hd.stream = hd.helper;
     if (K <= HEPA_HELPER_LOW_K && capturing) hd.helper_prio = hd.least_prio;
     hv.dev = &hd;
-    /* NO PDL IN GRAPHS: both row passes; the helper view gets PDL back for ModDown */
-    const int rows_pdl = capturing ? 0 : r->dev->pdl;
-    hepa_ring qv = *r; /* the ring for the Q rows */
-    hepa_ring_device qd = *r->dev;
-    qd.pdl = rows_pdl;
-    qv.dev = &qd;
-    hd.pdl = rows_pdl;
+    const int rows_pdl = !capturing; /* NO PDL IN GRAPHS, for both row passes */
     s = _hepa_dev_ks_rows_inner(&hv, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
-                                key->packed, 0, K, 0);
-    hd.pdl = r->dev->pdl;
+                                key->packed, 0, K, 0, rows_pdl);
     if (s == HEPA_OK) s = dev_moddown(ks, &hv, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1, 1);
     if (s == HEPA_OK)
-        s = _hepa_dev_ks_rows_inner(&qv, l, K, ks->alpha, dn, t0, t1, ext, c, key->data,
-                                    key->comp, key->packed, K, l, 1);
+        s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
+                                    key->packed, K, l, 1, rows_pdl);
     const hepa_status sj = _hepa_dev_join(r); /* also after an error */
     if (s != HEPA_OK || (s = sj) != HEPA_OK) return s;
     return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1, 2);
