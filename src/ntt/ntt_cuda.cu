@@ -3450,7 +3450,8 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     cudaError_t ce = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (ce != cudaSuccess) return _hepa_dev_status(ce, "key-switch row pass (shared memory)");
     ce = launch_k(pdl != 0, ring, k, grid, 128, smem, (cudaStream_t)ring->dev->stream, t0, t1, ext,
-                  c, key, (const uint64_t *)ring->dev->tables, (const hepa_dev_limb *)ring->dev->limbs,
+                  c, key, (const uint64_t *)ring->dev->tables,
+                  (const hepa_dev_limb *)ring->dev->limbs,
                   (unsigned)ring->log_n, (unsigned)level, (unsigned)(ring->num_moduli - K),
                   (unsigned)E, (unsigned)dnum, (unsigned)alpha, comp, packed, (unsigned)i0,
                   pack_q != 0);

@@ -544,20 +544,19 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
 #ifndef HEPA_HELPER_LOW_K
 #define HEPA_HELPER_LOW_K 1
 #endif
-/* NO PDL IN GRAPHS: captured, both row passes (the P limbs' on the helper stream, the Q limbs'
- * on the ring's) are launched without programmatic stream serialization (their pdl argument);
- * ModDown's launches keep it. The likely reason it helps (not timed): in a
- * replayed graph the PDL edge lets the Q rows' blocks (168 registers, 3 an SM) go resident
- * during ModUp's last wave, ahead of the helper stream's first kernel. H100, same call, three
- * rounds, hepa_mul_relin replayed from a graph instantiated with node priorities, µs at
- * 2^16/33, PDL -> none on both: P = 3 515.4, 517.0, 517.0 -> 507.6, 510.5, 510.6; P = 2 618.6,
- * 619.2, 619.3 -> 607.6, 608.8, 607.2; P = 4 502.8, 504.2, 503.5 -> 500.8, 499.6, 500.6; P = 1
- * 881-893 either way. The Q rows alone without PDL (ef524e8) got only part of it: 512.9-515.3,
- * 615.5-618.1, 503.0-506.5 (another call). The eager call keeps PDL: without it P = 4 measured
- * 518.3-521.9 -> 522.8-524.2, P = 2 626.0-629.7 -> 628.7-631.3, P = 1 and 3 level
- * (bench/results/2026-12-06-h100-head-9a8131e.md, 2026-12-06-h100-ks-rows-regcap-ef524e8.md).
- * Only this helper path: the one-stream key switch of other sizes has no helper chain for the
- * edge to delay, and was not measured. */
+/* NO PDL IN GRAPHS: captured, both row passes (the P limbs' on the helper stream, the Q limbs' on
+ * the ring's) are launched without programmatic stream serialization (their pdl argument);
+ * ModDown's launches keep it. The likely reason it helps (not timed): in a replayed graph the PDL
+ * edge lets the Q rows' blocks (168 registers, 3 an SM) go resident during ModUp's last wave,
+ * ahead of the helper stream's first kernel. H100, same call, three rounds, hepa_mul_relin
+ * replayed from a graph instantiated with node priorities, µs at 2^16/33, PDL -> none on both:
+ * P = 3 515.4, 517.0, 517.0 -> 507.6, 510.5, 510.6; P = 2 618.6, 619.2, 619.3 -> 607.6, 608.8,
+ * 607.2; P = 4 502.8, 504.2, 503.5 -> 500.8, 499.6, 500.6; P = 1 881-893 either way. The Q rows
+ * alone without PDL (ef524e8) got only part of it: 512.9-515.3, 615.5-618.1, 503.0-506.5 (another
+ * call). The eager call keeps PDL: without it P = 4 measured 518.3-521.9 -> 522.8-524.2, P = 2
+ * 626.0-629.7 -> 628.7-631.3, P = 1 and 3 level (bench/results/2026-12-06-h100-head-9a8131e.md,
+ * 2026-12-06-h100-ks-rows-regcap-ef524e8.md). Only this helper path: the one-stream key switch of
+ * other sizes has no helper chain for the edge to delay, and was not measured. */
 static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                                  uint64_t *t0, uint64_t *t1, uint64_t *ext, const uint64_t *c,
                                  uint64_t *tmp, const hepa_ksk *key, const uint64_t *add0,
