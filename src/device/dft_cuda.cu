@@ -1032,11 +1032,13 @@ __global__ void __launch_bounds__(clu_shape<LOGN, LC>::THREADS,
 // streamed vectors leave L1 to the twiddle tables (__ldg); the idea, not confirmed by ncu (its run
 // printed nothing). Measured on an H200 (dftprof, 1 GiB batches, same call, three rounds, GB/s;
 // bench/experiments/dft_l2sq_cg_twb.patch): FP32 2^16 2484-2485 -> 2502-2536; FP64 2^14 ... 2^16
-// within 0.7% either way. Not yet timed on an H100, where ncu had put this kernel at the L2
-// fabric's limit (above). A table of w_n^(16·i2·2^k) for the A items' per-column twiddles
-// instead of four scattered tw_n entries (TWB in that patch) was no faster (FP32 2^16
-// 2467-2475, FP64 the same). B's loads of the intermediate, written in this launch, were plain
-// loads before (never the read-only path); .cg reads them at L2, where the A items' stores are.
+// within 0.7% either way. On an H100, where ncu had put this kernel at the L2 fabric's limit
+// (above), every size within 1% either way, no consistent sign (FP64 2^16 2190-2195 against
+// 2176-2193; bench/results/2026-12-06-h100-dft-l2sq-cg-8f8ccf7.md): kept as no slower. A table
+// of w_n^(16·i2·2^k) for the A items' per-column twiddles instead of four scattered tw_n
+// entries (TWB in that patch) was no faster (FP32 2^16 2467-2475, FP64 the same). B's loads of
+// the intermediate, written in this launch, were plain loads before (never the read-only path);
+// .cg reads them at L2, where the A items' stores are.
 #ifndef HEPA_DFT_L2SQ_CG // 0: the data loads as before L2 ONLY (for A/Bs)
 #define HEPA_DFT_L2SQ_CG 1
 #endif
