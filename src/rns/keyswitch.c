@@ -308,10 +308,14 @@ hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *
 
 /* ---- the three steps ------------------------------------------------------------------------ */
 
-/* TENSOR INVERSE (hepa_mul_relin, CUDA backend): 0 gives back the tensor kernel for d2 before
- * the inverse NTT (for A/Bs). */
+/* TENSOR INVERSE (hepa_mul_relin, CUDA backend; _hepa_dev_ntt_inverse_prod): 1 makes d2 in the
+ * inverse NTT's first pass, 0 keeps the tensor kernel for d2 before the inverse NTT.
+ * OFF until it has run on a GPU: written and compiled on 2026-12-07 (d180d62, 64 registers, no
+ * spills), when no device machine could be started all session. Before turning it on, run
+ * test_gpu_rns (its mul_relin checks compare with the host, outputs poisoned) and a same-call
+ * hepa-bench --ks A/B at 2^15 / 2^16 / 2^17 (2^17 loses ntt2_kernel's one-launch inverse). */
 #ifndef HEPA_KS_TENSOR_INVERSE
-#define HEPA_KS_TENSOR_INVERSE 1
+#define HEPA_KS_TENSOR_INVERSE 0
 #endif
 /* ModUp on the device: the inverse NTT of c, then every digit's other limbs converted and
  * forward transformed. whole = 0 (n >= 2^13 only): the NTTs stop before their last pass and the
