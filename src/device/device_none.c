@@ -56,11 +56,6 @@ hepa_status _hepa_dev_ntt_inverse(const struct hepa_ring *ring, size_t level, ui
     (void)ring, (void)level, (void)out, (void)in;
     return HEPA_ERR_NO_DEVICE;
 }
-hepa_status _hepa_dev_ntt_inverse_prod(const struct hepa_ring *ring, size_t level, uint64_t *out,
-                                       uint64_t *prod, const uint64_t *a, const uint64_t *b) {
-    (void)ring, (void)level, (void)out, (void)prod, (void)a, (void)b;
-    return HEPA_ERR_NO_DEVICE;
-}
 hepa_status _hepa_dev_ntt_mul(const struct hepa_ring *ring, size_t level, uint64_t *out,
                               const uint64_t *a, const uint64_t *b, uint64_t *fa, uint64_t *fb) {
     (void)ring, (void)level, (void)out, (void)a, (void)b, (void)fa, (void)fb;

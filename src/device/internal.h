@@ -132,13 +132,6 @@ hepa_status _hepa_dev_ntt_forward(const struct hepa_ring *ring, size_t level, ui
                                   const uint64_t *in);
 hepa_status _hepa_dev_ntt_inverse(const struct hepa_ring *ring, size_t level, uint64_t *out,
                                   const uint64_t *in);
-/* TENSOR INVERSE (hepa_mul_relin's d2): prod = a ⊙ b (pointwise mod q_i, NTT domain, [0, q)) and
- * out = INTT(prod), the product made by the inverse's first pass as it loads (no launch of its
- * own, prod not read back). Rings with FP64 limbs, n = 2^13 .. 2^17, all four pointers 16-byte
- * aligned; else HEPA_ERR_UNSUPPORTED with nothing launched (the caller then runs the tensor
- * kernel and _hepa_dev_ntt_inverse). out and prod must not overlap each other, a or b. */
-hepa_status _hepa_dev_ntt_inverse_prod(const struct hepa_ring *ring, size_t level, uint64_t *out,
-                                       uint64_t *prod, const uint64_t *a, const uint64_t *b);
 /* out_a = NTT(in_a) and out_b = NTT(in_b) in the same launches (twice the blocks per launch,
  * less last-wave tail than two calls): the two forward NTTs of a negacyclic product. Each pair
  * as for _hepa_dev_ntt_forward; the pairs must not overlap each other. */

@@ -927,9 +927,6 @@ __device__ __noinline__ uint64_t residue_big(uint64_t bits, const hepa_modulus *
 //     pass): FP64 limbs below KS_PACK_BELOW are loaded and stored in PACKED COLUMNS.
 //   8 (both passes of the plain two-pass transforms, either direction, F64 kernels only): FP64
 //     INTERMEDIATE.
-//   7 (hepa_mul_relin's ModUp, TENSOR INVERSE below; the first pass of an inverse, F64 kernels
-//     only): XF 8's first pass whose input is the product in ⊙ in2 (the tensor's d2 = a1·b1),
-//     which it also stores to acc (written, though passed as const like the other acc);
 //   9 (hepa_mul_relin's ModDown, a pair): XF 2 whose adds are the tensor product's, d0 = a0·b0
 //     to out (acc = a0, mb = b0) and d1 = a0·b1 + a1·b0 to out_b (acc_b = a1, mb_b = b1),
 //     computed as it stores (MODDOWN TENSOR below).
@@ -974,13 +971,8 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     constexpr Map fm = sch.steps[sch.count - 1].map; // final mapping = load mapping's lanes
     static_assert(exchanges_conflict_free(GB, CB, INV), "an exchange has bank conflicts");
     static_assert(!STG || (GB == 8 && CB == 0 && S == 0), "staged twiddles are for row tiles");
-    static_assert(XF == 0 || XF == 7 || XF == 8 || (!INV && !FUSED),
-                  "load / store fusions: forward only");
+    static_assert(XF == 0 || XF == 8 || (!INV && !FUSED), "load / store fusions: forward only");
     static_assert(XF != 8 || (F64 && !FUSED), "FP64 INTERMEDIATE: F64 kernels, plain passes");
-    static_assert(XF != 7 || (F64 && INV && !FUSED && !LAST && GB == 8 && CB == 0 && S == 0),
-                  "TENSOR INVERSE: the first (row) pass of an inverse, F64 kernels");
-    // XF 7 is XF 8's first pass with another load (FP64 INTERMEDIATE from there on)
-    constexpr bool XMID = XF == 8 || XF == 7;
     static_assert(XF != 1 || !LAST, "the rescale's correction is loaded by the first of two passes");
     static_assert((XF != 2 && XF != 9 && XF != 10) || LAST,
                   "the rescale's scaling is stored by the last pass");
@@ -1272,35 +1264,8 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
             }
         }
     };
-    // TENSOR INVERSE (XF 7): the thread's eight words of in and in2 are 64 contiguous bytes
-    // each (the inverse row tile's load mapping, as for VECTOR LOADS), read as four 16-byte
-    // loads each (_hepa_dev_ntt_inverse_prod checks the alignment); their product mod q, in
-    // [0, q), is stored to acc at the same words and is this pass's input. FP64 limbs: one
-    // f64_mulmod (words in [0, q): |.| < 0.91q) and the sign fix-up; integer limbs hepa_mod_mul.
-    if constexpr (XF == 7) {
-        static_assert(lm.ps[0] == 0 && lm.ps[1] == 1 && lm.ps[2] == 2, "contiguous words");
-        const ulonglong2 *pa = reinterpret_cast<const ulonglong2 *>(in + lbase);
-        const ulonglong2 *pm = reinterpret_cast<const ulonglong2 *>(in2 + lbase);
-        ulonglong2 *pk = reinterpret_cast<ulonglong2 *>(const_cast<uint64_t *>(acc) + lbase);
-        ulonglong2 ta[4], tm[4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) ta[j] = pa[j], tm[j] = pm[j];
-        auto prod = [&](uint64_t a, uint64_t b) -> uint64_t {
-            if (F64 && c.f64) return f64_canonical_small_q(f64_mulmod(u2d(a), u2d(b), c), c.qd);
-            const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
-            return hepa_mod_mul(a, b, &mod);
-        };
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const ulonglong2 t = {prod(ta[j].x, tm[j].x), prod(ta[j].y, tm[j].y)};
-            pk[j] = t;
-            v[2 * j] = t.x;
-            v[2 * j + 1] = t.y;
-        }
-    }
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-        if (XF == 7) break;    // (TENSOR INVERSE did them)
         if (VLD && vld) break; // (VECTOR LOADS did them)
         const size_t gx = slot_addr(b0, lbase, SlotOff<lm.ps[0], lm.ps[1], lm.ps[2]>::of(k));
         if (XF == 1) { // the rescale's correction; aux[0] = q_last / 2, aux[1 + 3·limb] = q_last mod q
@@ -1367,7 +1332,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         }
         // FP64 INTERMEDIATE of the inverse: its sums reduced at bits 3, 6 (first pass) and 1, 4,
         // 7 (last pass), see FP64 LIMBS
-        constexpr int RED0 = INV && XMID ? (LAST ? 1 : 0) : 2;
+        constexpr int RED0 = INV && XF == 8 ? (LAST ? 1 : 0) : 2;
         run_steps<GB, CB, S, INV, LAST, STG, FP, 0, true, RED0>(v, c, smem, lane, warp, gx0, logn,
                                                                 tw);
         // [0, q) for the store. The FP64 path's f64_out makes every pass's words canonical. The
@@ -1376,7 +1341,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         // to sit in the store loop for both paths, where the FP64 path ran it for nothing: 12
         // integer instructions per element, a tenth of the FP64 row pass's; moving it here in
         // the integer-only kernels measured slower, 2^17/64 60-bit forward 165 -> 169 µs.)
-        if constexpr (FP && XMID && !LAST) {
+        if constexpr (FP && XF == 8 && !LAST) {
             // FP64 INTERMEDIATE: the values as they are (forward |.| < 6.43q, inverse < 1.82q +
             // 2; see FP64 LIMBS)
         } else if constexpr (FP && XSS && HEPA_XF2_F64) {
@@ -2730,10 +2695,10 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
     // rings with a modulus below 2^47 get the kernels that can run FP64 butterflies; the others
     // keep kernels without that code (with it, the 60-bit inverse NTT at n = 2^16, L = 34 took
     // 59 µs instead of 53.5 on an H100: more registers, spills)
-    // (XF 8 and 7 are launched only where ring->dev->f64, their callers check; XFI keeps the
-    // kernel that is never taken for them from being built)
-    constexpr int XFI = XF == 8 || XF == 7 ? 0 : XF;
-    auto kern = XF == 8 || XF == 7 || ring->dev->f64
+    // (XF 8 is launched only where ring->dev->f64, its callers check; XFI keeps the kernel that
+    // is never taken for it from being built)
+    constexpr int XFI = XF == 8 ? 0 : XF;
+    auto kern = XF == 8 || ring->dev->f64
                     ? ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG, XF, true>
                     : ntt_tile_kernel<GB, CB, S, TILES, INV, FUSED, LAST, STG, XFI, false>;
     if (smem > 48 * 1024) {
@@ -3189,57 +3154,6 @@ extern "C" hepa_status _hepa_dev_ntt_forward(const hepa_ring *ring, size_t level
 extern "C" hepa_status _hepa_dev_ntt_inverse(const hepa_ring *ring, size_t level, uint64_t *out,
                                              const uint64_t *in) {
     return _hepa_dev_status(run_ntt<true, false>(ring, level, out, in, nullptr), "NTT inverse");
-}
-
-// TENSOR INVERSE (see device/internal.h; XF 7 of tile_body): hepa_mul_relin's d2 = a1·b1 made
-// by the inverse NTT's first pass as it loads, instead of by the tensor kernel before it. The
-// tensor kernel read a1, b1 and wrote d2, and the inverse's first pass read d2 back; now that
-// pass reads a1, b1 and writes d2 (still needed in the NTT domain: the inner product takes each
-// digit's own limbs from it), so d2 is not read back and one launch goes. Rings with FP64 limbs,
-// n = 2^13 .. 2^17 (where the inverse runs XF 8's two passes: at 2^17 this replaces
-// ntt2_kernel's one launch by two).
-extern "C" hepa_status _hepa_dev_ntt_inverse_prod(const hepa_ring *ring, size_t level,
-                                                  uint64_t *out, uint64_t *prod,
-                                                  const uint64_t *a, const uint64_t *b) {
-    const int logn = (int)ring->log_n;
-    const uintptr_t al = (uintptr_t)out | (uintptr_t)prod | (uintptr_t)a | (uintptr_t)b;
-    if (!HEPA_NTT_F64_MID || !ring->dev->f64 || logn < 13 || logn > 17 || (al & 15))
-        return HEPA_ERR_UNSUPPORTED;
-    if (level == 0) return HEPA_OK;
-    cudaStream_t st = (cudaStream_t)ring->dev->stream;
-    const size_t rows = ring->n >> 8;
-    cudaError_t e =
-        logn >= HEPA_NTT_STAGE_MIN_LOGN
-            ? launch_tile<8, 0, 0, 4, true, false, false, true, 7>(
-                  out, a, b, ring, level, 256, rows, st, nullptr, nullptr, nullptr, 31, 0,
-                  nullptr, nullptr, prod)
-            : launch_tile<8, 0, 0, 4, true, false, false, false, 7>(
-                  out, a, b, ring, level, 256, rows, st, nullptr, nullptr, nullptr, 31, 0,
-                  nullptr, nullptr, prod);
-    // the column pass, XF 8's last (FP64 INTERMEDIATE), as run_ntt's inverse launches it
-    auto cols = [&](auto gb) {
-        constexpr int GB1 = decltype(gb)::value;
-        return launch_tile<GB1, 3, 8, 1, true, false, true, false, 8>(
-            out, out, nullptr, ring, level, 8, 256 / 8, st, nullptr, nullptr, nullptr);
-    };
-    if (e == cudaSuccess) switch (logn) {
-        case 13:
-            e = cols(std::integral_constant<int, 5>{});
-            break;
-        case 14:
-            e = cols(std::integral_constant<int, 6>{});
-            break;
-        case 15:
-            e = cols(std::integral_constant<int, 7>{});
-            break;
-        case 16:
-            e = cols(std::integral_constant<int, 8>{});
-            break;
-        default:
-            e = cols(std::integral_constant<int, 9>{});
-            break;
-        }
-    return _hepa_dev_status(e, "inverse NTT of a product");
 }
 
 extern "C" hepa_status _hepa_dev_ntt_forward2(const hepa_ring *ring, size_t level, uint64_t *out_a,

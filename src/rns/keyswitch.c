@@ -308,36 +308,16 @@ hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *
 
 /* ---- the three steps ------------------------------------------------------------------------ */
 
-/* TENSOR INVERSE (hepa_mul_relin, CUDA backend; _hepa_dev_ntt_inverse_prod): 1 makes d2 in the
- * inverse NTT's first pass, 0 keeps the tensor kernel for d2 before the inverse NTT.
- * OFF until it has run on a GPU: written and compiled on 2026-12-07 (d180d62, 64 registers, no
- * spills), when no device machine could be started all session. Before turning it on, run
- * test_gpu_rns (its mul_relin checks compare with the host, outputs poisoned) and a same-call
- * hepa-bench --ks A/B at 2^15 / 2^16 / 2^17 (2^17 loses ntt2_kernel's one-launch inverse). */
-#ifndef HEPA_KS_TENSOR_INVERSE
-#define HEPA_KS_TENSOR_INVERSE 0
-#endif
 /* ModUp on the device: the inverse NTT of c, then every digit's other limbs converted and
  * forward transformed. whole = 0 (n >= 2^13 only): the NTTs stop before their last pass and the
- * digits' own limbs are not copied; _hepa_dev_ks_rows_inner does both in its fused pass.
- * t2 (hepa_mul_relin; NULL otherwise): c is keyswitch_run's scratch for the tensor's d2 =
- * a1·b1, not yet computed, and is written here: by the inverse NTT's first pass as it loads
- * (TENSOR INVERSE, _hepa_dev_ntt_inverse_prod) where the device has that path, else by the
- * tensor kernel before the inverse NTT. */
+ * digits' own limbs are not copied; _hepa_dev_ks_rows_inner does both in its fused pass. */
 static hepa_status dev_modup(const hepa_ks *ks, size_t l, uint64_t *ext, const uint64_t *c,
-                             uint64_t *tmp, int whole, const hepa_tensor_in *t2) {
+                             uint64_t *tmp, int whole) {
     const hepa_ring *r = ks->ring;
     const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l), a = ks->alpha;
     const uint32_t *map = ks->dmaps + ks->up_map[l];
     const size_t cnt = ks->up_map_len[l];
-    uint64_t *d2 = (uint64_t *)(uintptr_t)c; /* (t2 only: the caller's writable scratch) */
-    hepa_status s = HEPA_ERR_UNSUPPORTED;
-    if (t2 && HEPA_KS_TENSOR_INVERSE)
-        s = _hepa_dev_ntt_inverse_prod(r, l, tmp, d2, t2->a1, t2->b1);
-    if (s == HEPA_ERR_UNSUPPORTED) {
-        if (t2) s = _hepa_dev_tensor(r, l, NULL, NULL, d2, t2->a0, t2->a1, t2->b0, t2->b1);
-        if (!t2 || s == HEPA_OK) s = _hepa_dev_ntt_inverse(r, l, tmp, c);
-    }
+    hepa_status s = _hepa_dev_ntt_inverse(r, l, tmp, c);
     if (s != HEPA_OK) return s;
     if (ks->daux) { /* one-limb digits: the conversion rides in the NTT's first pass */
         const uint64_t *aux = ks->daux + 3 * ks->up_map[l];
@@ -371,7 +351,7 @@ hepa_status _hepa_ks_modup(const hepa_ks *ks, size_t l, uint64_t *ext, const uin
                            uint64_t *tmp) {
     const hepa_ring *r = ks->ring;
     const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l), a = ks->alpha;
-    if (on_device(r)) return dev_modup(ks, l, ext, c, tmp, 1, NULL);
+    if (on_device(r)) return dev_modup(ks, l, ext, c, tmp, 1);
     memcpy(tmp, c, l * n * sizeof *tmp);
     _hepa_host_ntt_inverse(r, l, tmp);
     for (size_t j = 0; j < dn; ++j) {
@@ -414,11 +394,11 @@ hepa_status _hepa_ks_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *
  * (keyswitch_run; the raw _hepa_ks_modup_inner keeps 8-byte words) */
 static hepa_status modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *t1,
                                uint64_t *ext, const uint64_t *c, uint64_t *tmp, const hepa_ksk *key,
-                               int pack_q, const hepa_tensor_in *t2) {
+                               int pack_q) {
     const hepa_ring *r = ks->ring;
     if (on_device(r) && r->log_n >= 13) {
         /* every NTT pass of ModUp but the last, then the last fused with the inner product */
-        const hepa_status s = dev_modup(ks, l, ext, c, tmp, 0, t2);
+        const hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
         if (s != HEPA_OK) return s;
         return _hepa_dev_ks_rows_inner(r, l, ks->K, ks->alpha, dnum_of(ks, l), t0, t1, ext, c,
                                        key->data, key->comp, key->packed, 0, l + ks->K, pack_q,
@@ -431,7 +411,7 @@ static hepa_status modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64
 hepa_status _hepa_ks_modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *t1,
                                  uint64_t *ext, const uint64_t *c, uint64_t *tmp,
                                  const hepa_ksk *key) {
-    return modup_inner(ks, l, t0, t1, ext, c, tmp, key, 0, NULL);
+    return modup_inner(ks, l, t0, t1, ext, c, tmp, key, 0);
 }
 
 /* Whether t1 follows t0 in keyswitch_run's scratch (t1 = t0 + (l + K)·n, hepa_keyswitch_add's
@@ -583,7 +563,7 @@ static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, ui
                                  const uint64_t *add1, const hepa_tensor_in *tens) {
     const hepa_ring *r = ks->ring;
     const size_t K = ks->K, dn = dnum_of(ks, l);
-    hepa_status s = dev_modup(ks, l, ext, c, tmp, 0, tens);
+    hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
     if (s != HEPA_OK || (s = _hepa_dev_fork(r)) != HEPA_OK) return s;
     /* the ring as seen through the helper stream */
     const int capturing = _hepa_dev_capturing(r);
@@ -619,7 +599,7 @@ static int overlaps(const uint64_t *p, const uint64_t *q, size_t words) {
 /* (out0, out1) = (add0, add1) + key switch of c, l limbs, with the scratch allocated here. With
  * mul (hepa_mul_relin's tensor inputs, device or host words, l limbs each): c is NULL, and
  * - MODDOWN TENSOR (CUDA backend, n >= 2^13, neither output overlapping an input): d2 alone goes
- *   to scratch first (made by dev_modup: TENSOR INVERSE), and ModDown's last NTT pass computes d0 and d1 from a0..b1 as it stores
+ *   to scratch first, and ModDown's last NTT pass computes d0 and d1 from a0..b1 as it stores
  *   (they are never written, nor read back). That pass, bound by DRAM at about 2.1 TB/s, reads
  *   a0..b1 (4·l limbs) instead of d0, d1 (2·l), so the saving is smaller than the tensor's
  *   pass: ncu at 2^16/33/P = 3 (H100), tensor 43.0 -> 17.1 µs, ModDown's last pass 54.4 ->
@@ -663,7 +643,8 @@ static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, ui
         for (int k = 0; k < 4; ++k)
             alias |= overlaps(out0, in[k], w) || overlaps(out1, in[k], w);
         if (dev && r->log_n >= 13 && !alias) {
-            tens = mul; /* d2 is made by dev_modup (TENSOR INVERSE, or the tensor kernel there) */
+            tens = mul;
+            s = _hepa_dev_tensor(r, l, NULL, NULL, d2, mul->a0, mul->a1, mul->b0, mul->b1);
         } else if (dev) {
             s = _hepa_dev_tensor(r, l, out0, out1, d2, mul->a0, mul->a1, mul->b0, mul->b1);
         } else {
@@ -674,7 +655,7 @@ static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     if (s == HEPA_OK) {
         if (dev && r->log_n == 16)
             s = dev_keyswitch(ks, l, out0, out1, t0, t1, ext, c, tmp, key, add0, add1, tens);
-        else if ((s = modup_inner(ks, l, t0, t1, ext, c, tmp, key, 1, tens)) == HEPA_OK)
+        else if ((s = modup_inner(ks, l, t0, t1, ext, c, tmp, key, 1)) == HEPA_OK)
             s = moddown(ks, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1);
     }
     if (dev)
