@@ -299,6 +299,11 @@ Test(rns, tensor_vs_products) {
     hepa_poly *low = poly_of(r, L - 1), *coeff = poly_of(r, L);
     T_STATUS(hepa_poly_tensor(d[0], d[0], d[2], a0, a1, b0, b1), HEPA_ERR_INVALID_ARGUMENT);
     T_STATUS(hepa_poly_tensor(d[0], d[1], d[2], a0, a1, b0, low), HEPA_ERR_MISMATCH);
+    /* an output at another level, in each position (d0 was once not checked: written past) */
+    T_STATUS(hepa_poly_tensor(low, d[1], d[2], a0, a1, b0, b1), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_poly_tensor(d[0], low, d[2], a0, a1, b0, b1), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_poly_tensor(d[0], d[1], low, a0, a1, b0, b1), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_poly_tensor(d[0], d[1], d[2], low, low, low, low), HEPA_ERR_MISMATCH);
     T_STATUS(hepa_poly_tensor(d[0], d[1], d[2], a0, a1, b0, coeff), HEPA_ERR_DOMAIN);
     T_STATUS(hepa_poly_tensor(d[0], d[1], NULL, a0, a1, b0, b1), HEPA_ERR_INVALID_ARGUMENT);
     hepa_poly *all[] = {a0, a1, b0, b1, d[0], d[1], d[2], w, u, low, coeff};

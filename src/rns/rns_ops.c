@@ -114,8 +114,9 @@ hepa_status hepa_poly_tensor(hepa_poly *d0, hepa_poly *d1, hepa_poly *d2, const 
                              const hepa_poly *a1, const hepa_poly *b0, const hepa_poly *b1) {
     if (!d0 || !d1 || !d2 || !a0 || !a1 || !b0 || !b1) return HEPA_ERR_INVALID_ARGUMENT;
     if (d0 == d1 || d0 == d2 || d1 == d2) return HEPA_ERR_INVALID_ARGUMENT;
+    /* every operand against a0 (d0 too: it is written level·n words, like the others) */
     const hepa_poly *all[7] = {d0, d1, d2, a0, a1, b0, b1};
-    for (int k = 1; k < 7; ++k)
+    for (int k = 0; k < 7; ++k)
         if (all[k]->ring != a0->ring || all[k]->level != a0->level) return HEPA_ERR_MISMATCH;
     for (int k = 3; k < 7; ++k)
         if (all[k]->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
