@@ -41,7 +41,9 @@ typedef struct world {
 static const size_t ks_shape[NKS][3] = {{0, 1, 1}, {0, 2, 3}, {0, 3, 2},
                                         {1, 1, 1}, {1, 2, 2}, {2, 1, 3}};
 
-static size_t below(world *w, size_t k) { return k ? (size_t)test_rand_below(&w->t, k) : 0; }
+static size_t below(world *w, size_t k) {
+    return k ? (size_t)test_rand_below(&w->t, k) : 0;
+}
 
 /* FNV-1a over a polynomial's words, domain and level (0 for NULL) */
 static uint64_t fingerprint(hepa_poly *p) {
@@ -49,7 +51,8 @@ static uint64_t fingerprint(hepa_poly *p) {
     const size_t n = hepa_ring_n(hepa_poly_ring(p)), l = hepa_poly_level(p);
     const uint64_t *d = hepa_poly_data(p);
     uint64_t h = 1469598103934665603ull ^ (uint64_t)hepa_poly_domain(p) ^ (uint64_t)l << 8;
-    for (size_t i = 0; i < l * n; ++i) h = (h ^ d[i]) * 1099511628211ull;
+    for (size_t i = 0; i < l * n; ++i)
+        h = (h ^ d[i]) * 1099511628211ull;
     return h;
 }
 
@@ -59,8 +62,8 @@ static void assert_canonical(hepa_poly *p, const char *what) {
     const uint64_t *d = hepa_poly_data(p);
     for (size_t i = 0; i < l; ++i)
         for (size_t j = 0; j < n; ++j)
-            T_CHECK(d[i * n + j] < hepa_ring_modulus(r, i), "%s: limb %zu word %zu = %llu", what,
-                    i, j, (unsigned long long)d[i * n + j]);
+            T_CHECK(d[i * n + j] < hepa_ring_modulus(r, i), "%s: limb %zu word %zu = %llu", what, i,
+                    j, (unsigned long long)d[i * n + j]);
 }
 
 static void fill_random(world *w, hepa_poly *p, hepa_domain dom) {
@@ -87,7 +90,8 @@ static void world_init(world *w) {
     T_OK(hepa_ring_create(&w->r[1], 64, m1, 5, HEPA_BACKEND_CPU));
     T_OK(hepa_ring_create(&w->r[2], 32, m2, 4, HEPA_BACKEND_CPU));
     uint8_t seed[32];
-    for (int i = 0; i < 32; ++i) seed[i] = (uint8_t)test_rand64(&w->t);
+    for (int i = 0; i < 32; ++i)
+        seed[i] = (uint8_t)test_rand64(&w->t);
     T_OK(hepa_rng_create(&w->g, seed));
     for (int i = 0; i < NP; ++i) {
         const hepa_ring *r = w->r[i % NR];
@@ -108,14 +112,19 @@ static void world_init(world *w) {
         T_OK(hepa_ksk_create(&w->key[i], w->ks[i], a, b, w->g));
         hepa_poly_destroy(a), hepa_poly_destroy(b);
     }
-    for (int i = 0; i < NR; ++i) T_OK(hepa_ckks_encoder_create(&w->enc[i], w->r[i]));
+    for (int i = 0; i < NR; ++i)
+        T_OK(hepa_ckks_encoder_create(&w->enc[i], w->r[i]));
 }
 
 static void world_clear(world *w) {
-    for (int i = 0; i < NR; ++i) hepa_ckks_encoder_destroy(w->enc[i]);
-    for (int i = 0; i < NKS; ++i) hepa_ksk_destroy(w->key[i]), hepa_ks_destroy(w->ks[i]);
-    for (int i = 0; i < NP; ++i) hepa_poly_destroy(w->p[i]);
-    for (int i = 0; i < NR; ++i) hepa_ring_destroy(w->r[i]);
+    for (int i = 0; i < NR; ++i)
+        hepa_ckks_encoder_destroy(w->enc[i]);
+    for (int i = 0; i < NKS; ++i)
+        hepa_ksk_destroy(w->key[i]), hepa_ks_destroy(w->ks[i]);
+    for (int i = 0; i < NP; ++i)
+        hepa_poly_destroy(w->p[i]);
+    for (int i = 0; i < NR; ++i)
+        hepa_ring_destroy(w->r[i]);
     hepa_rng_destroy(w->g);
 }
 
@@ -131,7 +140,8 @@ static void pick(world *w, operands *o, int op) {
     memset(o, 0, sizeof *o);
     o->ks = below(w, NKS);
     if (below(w, 10) >= 7) {
-        for (int i = 0; i < 7; ++i) o->x[i] = any(w);
+        for (int i = 0; i < 7; ++i)
+            o->x[i] = any(w);
         return;
     }
     const int ksop = op >= 13 && op <= 15;
@@ -161,39 +171,52 @@ static hepa_status call(world *w, operands *o, int op, hepa_poly **outs, int *no
     outs[0] = x[0];
     *undefined_on_error = 0;
     switch (op) {
-    case 0: return hepa_poly_add(x[0], x[1], x[2]);
-    case 1: return hepa_poly_sub(x[0], x[1], x[2]);
-    case 2: return hepa_poly_neg(x[0], x[1]);
-    case 3: return hepa_poly_mul(x[0], x[1], x[2]);
+    case 0:
+        return hepa_poly_add(x[0], x[1], x[2]);
+    case 1:
+        return hepa_poly_sub(x[0], x[1], x[2]);
+    case 2:
+        return hepa_poly_neg(x[0], x[1]);
+    case 3:
+        return hepa_poly_mul(x[0], x[1], x[2]);
     case 4:
-        for (int i = 0; i < 6; ++i) buf[i] = below(w, 4) ? test_rand64(&w->t) % 1000 : test_rand64(&w->t);
+        for (int i = 0; i < 6; ++i)
+            buf[i] = below(w, 4) ? test_rand64(&w->t) % 1000 : test_rand64(&w->t);
         return hepa_poly_mul_scalar(x[0], x[1], below(w, 8) ? buf : NULL);
-    case 5: return below(w, 2) ? hepa_poly_to_ntt(x[0]) : hepa_poly_from_ntt(x[0]);
+    case 5:
+        return below(w, 2) ? hepa_poly_to_ntt(x[0]) : hepa_poly_from_ntt(x[0]);
     case 6:
         *nouts = 3, outs[1] = x[1], outs[2] = x[2];
         return hepa_poly_tensor(x[0], x[1], x[2], x[3], x[4], x[5], x[6]);
-    case 7: return hepa_poly_rescale(x[0], x[1]);
+    case 7:
+        return hepa_poly_rescale(x[0], x[1]);
     case 8:
         *nouts = 2, outs[1] = x[1];
         return hepa_poly_rescale_pair(x[0], x[1], x[2], x[3]);
-    case 9: return hepa_poly_drop(x[0], x[1]);
+    case 9:
+        return hepa_poly_drop(x[0], x[1]);
     case 10: {
         const uint64_t g = below(w, 3) == 0 ? test_rand64(&w->t) : below(w, 300);
         return hepa_poly_automorphism(x[0], x[1], g);
     }
-    case 11: return hepa_poly_copy(x[0], x[1]);
+    case 11:
+        return hepa_poly_copy(x[0], x[1]);
     case 12: { /* base conversion on host arrays: out-of-range and repeated indices, ns = 0 */
         size_t di[8], si[8];
-        for (int i = 0; i < 8; ++i) di[i] = below(w, 8), si[i] = below(w, 8);
+        for (int i = 0; i < 8; ++i)
+            di[i] = below(w, 8), si[i] = below(w, 8);
         static uint64_t in[8 * MAXN], out[8 * MAXN];
-        for (size_t i = 0; i < 8 * MAXN; ++i) in[i] = test_rand_below(&w->t, 1000003);
+        for (size_t i = 0; i < 8 * MAXN; ++i)
+            in[i] = test_rand_below(&w->t, 1000003);
         const size_t ri = below(w, NR + 1);
         *nouts = 0;
         return hepa_rns_convert(ri < NR ? w->r[ri] : NULL, below(w, 8) ? out : NULL,
                                 below(w, 8) ? di : NULL, below(w, 7), below(w, 8) ? in : NULL,
                                 below(w, 8) ? si : NULL, below(w, 7), (int)below(w, 3) - 1);
     }
-    case 13: case 14: case 15: {
+    case 13:
+    case 14:
+    case 15: {
         const size_t k = below(w, 8) ? o->ks : below(w, NKS + 1);
         const hepa_ks *ks = k < NKS ? w->ks[k] : NULL;
         const size_t kk = below(w, 8) ? o->ks : below(w, NKS + 1);
@@ -213,18 +236,23 @@ static hepa_status call(world *w, operands *o, int op, hepa_poly **outs, int *no
                                  (below(w, 50) == 0 ? hepa_ring_modulus(r, i) : 0);
         return hepa_poly_set(x[0], buf, (hepa_domain)below(w, 3));
     }
-    case 17: *nouts = 0; return hepa_poly_get(x[0], below(w, 8) ? buf : NULL);
-    case 18: return hepa_sample_uniform(below(w, 8) ? w->g : NULL, x[0], (hepa_domain)below(w, 3));
-    case 19: return hepa_sample_ternary(below(w, 8) ? w->g : NULL, x[0]);
+    case 17:
+        *nouts = 0;
+        return hepa_poly_get(x[0], below(w, 8) ? buf : NULL);
+    case 18:
+        return hepa_sample_uniform(below(w, 8) ? w->g : NULL, x[0], (hepa_domain)below(w, 3));
+    case 19:
+        return hepa_sample_ternary(below(w, 8) ? w->g : NULL, x[0]);
     case 20: {
         const double sigma = below(w, 3) == 0 ? -1.0 : below(w, 3) == 0 ? NAN : 3.2;
         return hepa_sample_gaussian(below(w, 8) ? w->g : NULL, x[0], sigma);
     }
     case 21: { /* encode: NaN / infinite slots, scales too large or not positive */
         const size_t i = below(w, NR + 1);
-        for (int j = 0; j < MAXN + 8; ++j) slots[j] = test_rand_unit(&w->t) * 2 - 1;
+        for (int j = 0; j < MAXN + 8; ++j)
+            slots[j] = test_rand_unit(&w->t) * 2 - 1;
         if (below(w, 20) == 0) slots[below(w, MAXN)] = below(w, 2) ? NAN : INFINITY;
-        const double scale = below(w, 6) == 0   ? ldexp(1.0, (int)below(w, 300))
+        const double scale = below(w, 6) == 0    ? ldexp(1.0, (int)below(w, 300))
                              : below(w, 10) == 0 ? -1.0
                                                  : ldexp(1.0, 20);
         *undefined_on_error = 1;
@@ -233,9 +261,11 @@ static hepa_status call(world *w, operands *o, int op, hepa_poly **outs, int *no
     }
     default: { /* decode */
         const size_t i = below(w, NR + 1);
-        const double scale = below(w, 6) == 0 ? ldexp(1.0, (int)below(w, 300) - 100) : ldexp(1.0, 20);
+        const double scale =
+            below(w, 6) == 0 ? ldexp(1.0, (int)below(w, 300) - 100) : ldexp(1.0, 20);
         *nouts = 0;
-        return hepa_ckks_decode(i < NR ? w->enc[i] : NULL, x[0], scale, below(w, 10) ? slots : NULL);
+        return hepa_ckks_decode(i < NR ? w->enc[i] : NULL, x[0], scale,
+                                below(w, 10) ? slots : NULL);
     }
     }
 }
@@ -252,9 +282,12 @@ Test(misuse, random_calls) {
         /* fingerprints of the pool and of the fresh operands */
         uint64_t before[NP + 7];
         hepa_poly *all[NP + 7];
-        for (int i = 0; i < NP; ++i) all[i] = w.p[i];
-        for (int i = 0; i < 7; ++i) all[NP + i] = o.own[i];
-        for (int i = 0; i < NP + 7; ++i) before[i] = fingerprint(all[i]);
+        for (int i = 0; i < NP; ++i)
+            all[i] = w.p[i];
+        for (int i = 0; i < 7; ++i)
+            all[NP + i] = o.own[i];
+        for (int i = 0; i < NP + 7; ++i)
+            before[i] = fingerprint(all[i]);
         hepa_poly *outs[3];
         int nouts = 0, undefined = 0;
         const hepa_status s = call(&w, &o, op, outs, &nouts, &undefined);
@@ -266,7 +299,8 @@ Test(misuse, random_calls) {
         for (int i = 0; i < NP + 7; ++i) {
             if (!all[i]) continue;
             int is_out = 0;
-            for (int k = 0; k < nouts; ++k) is_out |= outs[k] == all[i];
+            for (int k = 0; k < nouts; ++k)
+                is_out |= outs[k] == all[i];
             if (s == HEPA_OK) {
                 if (!is_out)
                     T_CHECK(fingerprint(all[i]) == before[i],
@@ -280,7 +314,8 @@ Test(misuse, random_calls) {
                         i);
             }
         }
-        for (int i = 0; i < 7; ++i) hepa_poly_destroy(o.own[i]);
+        for (int i = 0; i < 7; ++i)
+            hepa_poly_destroy(o.own[i]);
     }
     /* the mix must reach the successful paths, not only the argument checks */
     cr_assert_gt(ok, iters / 5, "only %ld of %ld calls succeeded", ok, iters);
