@@ -10,12 +10,15 @@
  *     and HEPA_ERR_UNSUPPORTED, except encode's output, which ckks.h leaves undefined on error;
  *   - on HEPA_OK only the call's outputs changed, and every polynomial's residues are below
  *     their moduli.
+ * Test bigprime_untouched does the same for the checked big-prime field API (bigprime.h: outputs
+ * untouched on error, inputs never changed), with non-canonical digits and bad sizes.
  * The rings are small (n = 16 .. 64, 4 to 6 moduli of 30, 40 and 60 bits) so that 10^5 calls
  * take about 3 s (Release); HEPA_TEST_QUICK=1 runs 5000. Replay a run with its HEPA_TEST_SEED. */
 #include <math.h>
 #include <string.h>
 
 #include "test_util.h"
+#include "hepa/bigprime.h"
 #include "hepa/ckks.h"
 #include "hepa/keyswitch.h"
 #include "hepa/poly.h"
@@ -320,4 +323,75 @@ Test(misuse, random_calls) {
     /* the mix must reach the successful paths, not only the argument checks */
     cr_assert_gt(ok, iters / 5, "only %ld of %ld calls succeeded", ok, iters);
     world_clear(&w);
+}
+
+/* The checked big-prime calls on the named fields: random canonical or non-canonical digits,
+ * sizes that are or are not powers of two. On error the output is as it was; inputs never change
+ * (except hepa_bp_fft's in-place x, and only on success). */
+Test(misuse, bigprime_untouched) {
+    test_rng t;
+    test_rng_init(&t);
+    const long iters = test_quick() ? 100 : 1000;
+    long errors = 0;
+    for (long it = 0; it < iters; ++it) {
+        hepa_bp_field *f = NULL;
+        T_OK(hepa_bp_field_create_named(&f, (hepa_bp_prime)test_rand_below(&t, 6)));
+        const unsigned k = hepa_bp_field_k(f);
+        const uint64_t r = hepa_bp_field_r(f);
+        const size_t N = (size_t)1 << test_rand_below(&t, 6), w = 3 * N * k; /* room for 3N */
+        uint64_t *x = test_alloc(w), *y = test_alloc(w), *z = test_alloc(w);
+        uint64_t *xc = test_alloc(w), *yc = test_alloc(w), *zc = test_alloc(w);
+        for (size_t i = 0; i < w; ++i)
+            x[i] = test_rand_below(&t, r), y[i] = test_rand_below(&t, r), z[i] = test_rand64(&t);
+        if (test_rand_below(&t, 2)) x[test_rand_below(&t, N * k)] = r + test_rand_below(&t, 3);
+        if (test_rand_below(&t, 3) == 0) y[test_rand_below(&t, k)] = UINT64_MAX;
+        if (test_rand_below(&t, 4) == 0) memset(x, 0, k * sizeof *x); /* 0: no inverse */
+        const size_t n2 = test_rand_below(&t, 4) ? N : 3 * N;         /* 3N: not a power of two */
+        const int op = (int)test_rand_below(&t, 9);
+        if (op == 7) memcpy(z, x, N * k * sizeof *z); /* the FFT is in place */
+        memcpy(xc, x, w * sizeof *x), memcpy(yc, y, w * sizeof *y), memcpy(zc, z, w * sizeof *z);
+        hepa_status s = HEPA_OK;
+        switch (op) {
+        case 0:
+            s = hepa_bp_add(f, z, x, y);
+            break;
+        case 1:
+            s = hepa_bp_sub(f, z, x, y);
+            break;
+        case 2:
+            s = hepa_bp_neg(f, z, x);
+            break;
+        case 3:
+            s = hepa_bp_mul(f, z, x, y);
+            break;
+        case 4:
+            s = hepa_bp_inv(f, z, x);
+            break;
+        case 5:
+            s = hepa_bp_mul_rpow(f, z, x, (unsigned)test_rand_below(&t, 4 * k));
+            break;
+        case 6:
+            s = hepa_bp_root_of_unity(f, z, n2);
+            break;
+        case 7:
+            s = hepa_bp_fft(f, z, n2 <= N ? n2 : N + 1, (int)test_rand_below(&t, 2));
+            break;
+        default:
+            s = hepa_bp_poly_mul(f, z, x, y, n2, (int)test_rand_below(&t, 2));
+            break;
+        }
+        T_CHECK(s == HEPA_OK || s == HEPA_ERR_INVALID_ARGUMENT, "call %ld op %d: status %d", it, op,
+                (int)s);
+        T_CHECK(!memcmp(x, xc, w * sizeof *x) && !memcmp(y, yc, w * sizeof *y),
+                "call %ld op %d changed an input", it, op);
+        if (s != HEPA_OK) {
+            ++errors;
+            T_CHECK(!memcmp(z, zc, w * sizeof *z),
+                    "call %ld op %d returned %d and wrote its output", it, op, (int)s);
+        }
+        free(x), free(y), free(z), free(xc), free(yc), free(zc);
+        hepa_bp_field_destroy(f);
+    }
+    cr_assert_gt(errors, iters / 10, "only %ld of %ld calls were errors", errors, iters);
+    cr_assert_lt(errors, iters - iters / 10, "%ld of %ld calls were errors", errors, iters);
 }
