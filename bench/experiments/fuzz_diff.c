@@ -11,7 +11,8 @@
  *      -Wl,-rpath,build && ./fuzz_diff 120 1        (seconds, seed)
  *
  * FZD_CPU=1 runs both sides on the CPU backend (checks the harness itself; with ASan it ran
- * clean). Written 2026-12-07 and NOT YET RUN ON A GPU (no device machine could be started). */
+ * clean). H100, 2e03554's library: seeds 1 and 2, 270 s, 282 shapes, 3238 calls, no difference
+ * (bench/results/2026-12-07-h100-tensor-inverse-fuzz.md). */
 #include <hepa/hepa.h>
 #include <stdio.h>
 #include <stdlib.h>
