@@ -37,7 +37,6 @@ typedef struct world {
     hepa_ksk *key[NKS];
     hepa_ckks_encoder *enc[NR];
     hepa_rng *g;
-    uint64_t sum[NP]; /* fingerprint of each polynomial before the call */
 } world;
 
 /* (ring, K, digit size) of the key-switching contexts: digits of 1, 2, 3 limbs, 1-3 specials */

@@ -144,7 +144,6 @@ int main(int argc, char **argv) {
         size_t alpha = rb(3) == 0 ? 0 : 1 + rb(4);
         int uniform = rb(3) == 0;
         unsigned ub = bitset[rb(12)];
-        size_t used[64] = {0};
         int okq = 1;
         for (size_t i = 0; i < M && okq; i++) {
             unsigned b = i >= L              ? (rb(3) ? 60 : bitset[rb(12)])
@@ -152,20 +151,16 @@ int main(int argc, char **argv) {
                          : uniform           ? ub
                                              : bitset[rb(12)];
             if (2 * N >= ((uint64_t)1 << (b - 1))) b = 40;
-            uint64_t cand[64];
-            size_t c = 0;
-            while (c < 64 && !hepa_primes_ntt(cand, c + 1, b, N))
-                c++;
-            /* the (used[b]+1)-th largest prime of b bits */
+            /* the largest b-bit NTT prime not taken yet: the (idx+1)-th, idx = those taken */
             size_t idx = 0;
             for (size_t j = 0; j < i; j++)
                 idx += (Q[j] >> (b - 1)) == 1;
-            if (idx >= c) {
+            uint64_t cand[64];
+            if (hepa_primes_ntt(cand, idx + 1, b, N)) {
                 okq = 0;
                 break;
             }
             Q[i] = cand[idx];
-            (void)used;
         }
         if (!okq) continue;
         if (hepa_ring_create(&RH, N, Q, M, HEPA_BACKEND_CPU)) continue;
@@ -271,11 +266,10 @@ int main(int argc, char **argv) {
                 break;
             case 6: {
                 tw r0 = out(l > 1 ? l - 1 : 1);
-                tw *ro = alias ? &r0 : &r0;
-                sh = hepa_poly_rescale(ro->h, x[0].h);
-                sd = hepa_poly_rescale(ro->d, x[0].d);
+                sh = hepa_poly_rescale(r0.h, x[0].h);
+                sd = hepa_poly_rescale(r0.d, x[0].d);
                 snprintf(w, sizeof w, "rescale l %zu dom %d", l, (int)hepa_poly_domain(x[0].h));
-                cmp(w, sh, sd, ro, 1);
+                cmp(w, sh, sd, &r0, 1);
                 fr(r0);
                 goto next;
             }
