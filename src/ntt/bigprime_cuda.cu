@@ -184,7 +184,7 @@ hepa_status checked(Kind kind, const hepa_bp_field *f, uint64_t *z, const uint64
 // last one ends in d_x (the last level reads and writes the same positions of each group, so it
 // may run in place).
 //
-// One block = J groups of R elements (J·R <= SB threads: SB = 256 for k = 8, 128 for k = 16);
+// One block = J groups of R elements (J·R <= SB = 128 threads; FftBlock says why 128);
 // thread t = s·J + jl loads element s of group j0 + jl (a warp reads runs of J consecutive
 // elements per digit row), multiplies it by its twiddle (mul_tw_sums, the twiddle's digits read
 // from the table), brings the digit sums to BALANCED DIGITS (parallel carry rounds, no carry
@@ -210,7 +210,7 @@ hepa_status checked(Kind kind, const hepa_bp_field *f, uint64_t *z, const uint64
 // words S_j = ext_j + B lie in [0, 2B]: summing R of them per place gives a column sum below
 // R·2B < 2^68, and X = sum - R·B exactly. Shared memory holds rows 1 .. K + k - 1 of the
 // doubled sequence S_(j mod K), so that the k words read for any E (rows K - E .. K - E + k - 1)
-// are consecutive rows: (K + k - 1) rows of ST = SB + 1 words, 46 KiB for P3 and 47 KiB for P4.
+// are consecutive rows: (K + k - 1) rows of ST = SB + 1 words, 23 KiB for P3 and 47 KiB for P4.
 // (An earlier form, commit 4b33361, kept canonical digits and stored the negated ones as r - d
 // with a borrow folded into the next word, and normalized every level's outputs: P3 N = 2^20
 // forward FFT 802 µs, against 759 µs for this one; ncu: 102.5 -> 94.6 M instructions for a
@@ -230,21 +230,21 @@ struct FftLevel {
                          // the other factor of a pointwise product
 };
 
-// Threads per block at most (SB), and the row stride of the shared rotation form, ST = SB + 1 or
-// SB words, chosen per level (st_even) so that the 16 threads of a half-warp (one 128-byte
-// shared-memory wavefront of 8-byte words) read 16 different banks:
-//   - where a half-warp computes the outputs of ONE group (Ns < J, the first level), its threads
-//     read one column at different rows: an odd stride puts those rows on different banks (with
-//     ST = SB that was a 16-way conflict: ncu, P3 N = 2^20, 464 µs for that level against 246 µs
-//     for a level that also multiplies every element);
-//   - where a half-warp computes ONE output of 16 groups (Ns >= J = 16, the later levels of P3),
-//     its threads read 16 columns at rows K - E - 1 + m that differ between them (E includes
-//     (s·k0) div (M/K)): with an odd stride the bank of (row, column) moved with the row, and for
-//     large s most threads met on a few banks (ncu, P3 N = 2^20, level 1: 961 shared-memory
-//     wavefronts per warp against 302 for conflict-free accesses); with ST = SB, a multiple of
-//     16 words, the bank is the column's alone.
+// Threads per block at most (SB) and the row stride of the shared rotation form (ST = SB + 1).
+// SB = 128 for both k: for P3 (k = 8) that gives 5 blocks of 4 warps per SM at 96 registers
+// without spills (FIVE SMALL BLOCKS below), where 256 gave 2 blocks of 8 warps at 128.
+// The odd stride puts a column's rows on different banks, which the first level needs: there a
+// half-warp reads one column at rows that differ (with ST = SB that was a 16-way conflict: ncu,
+// P3 N = 2^20, SB = 256, 464 µs for that level against 246 µs for a level that also multiplies
+// every element; with SB = 128 and an even stride at every level the forward FFT measured 570 µs
+// against 506). At the later levels a half-warp reads 2 groups' worth of columns, 16 words
+// apart or not, at rows that differ; neither stride is free of conflicts there and the odd one
+// measured faster (H100, same call: an even stride where Ns >= J, 513-515 µs against 505-509;
+// a phase-2 thread order that makes the even stride conflict-free there, 511-513). At SB = 256
+// the even stride was conflict-free at the later levels and kept for them (ncu, level 1: 961
+// shared-memory wavefronts per warp with the odd stride against 302).
 template <int KD> struct FftBlock {
-    static constexpr unsigned lgSB = KD == 8 ? 8 : 7, SB = 1u << lgSB, ST = SB + 1;
+    static constexpr unsigned lgSB = 7, SB = 1u << lgSB, ST = SB + 1;
     static constexpr unsigned rows = 3 * KD - 1; // rows 1 .. 2k + k - 1
     static constexpr size_t smem = (size_t)rows * ST * sizeof(uint64_t); // the larger stride
     static_assert(smem <= 48 * 1024, "above the default dynamic shared memory limit");
@@ -520,16 +520,21 @@ __device__ void fft_output44(const F &f, uint64_t *y, const FftLevel &L, uint64_
     fft_finish<KD>(f, y, L, dst, lo, hi, 4);
 }
 
-// Two blocks per SM for k = 8 (128 registers, 16-24 bytes of spills): left free, the kernel takes
-// 166 registers (one block per SM) since the multiply-adds are IMAD.WIDE (mad_wide), and the P3
-// plan FFT at N = 2^20 took 1041 µs against 717 µs (H100). Three blocks (80 registers, more
-// spills) measured slower before that change: 848 against 825 µs, and again after MUL BAL64,
-// mad_wide's carry form and DFT_16 AS 4 x 4 (80 registers, 132 bytes of spill stores; P3 615 ->
-// 646 µs), although those left the P3 level latency-bound (ncu: 1731 instructions per element
-// at a twiddle level, issue slots 44% busy, 4 warps per scheduler).
-template <int KD, unsigned ST, class F>
-__global__ void __launch_bounds__(FftBlock<KD>::SB, KD == 8 ? 2 : 1)
+// FIVE SMALL BLOCKS: for k = 8, 5 blocks of 128 threads per SM (96 registers, no spills): 20
+// warps, where 2 blocks of 256 threads at 128 registers gave 16. The P3 levels are latency-bound
+// (ncu, P3 N = 2^20, a twiddle level: 1731 instructions per element, 9 cycles between a warp's
+// instructions), so the warps count: eligible warps per scheduler 0.89-0.98 -> 1.31-1.35, issue
+// 0.42-0.45 -> 0.52-0.53 per cycle, forward plan FFT at N = 2^20 613-620 -> 505-509 µs (H100,
+// same calls, bench/results/2026-12-07-h100-p3-fft-five-blocks.md). Measured there and not kept:
+// 6 blocks of 128 (80 registers, 132 bytes of spill stores) 613-620 µs; 10 blocks of 64
+// threads (96 registers) 517-520 µs. Before: left free, the kernel takes 166 registers (one
+// block per SM, 1041 µs against 717 at the time); 3 blocks of 256 (80 registers, spills)
+// measured slower twice (848 against 825 µs; 646 against 615). P4 (k = 16, 255 registers) runs
+// one block per SM.
+template <int KD, class F>
+__global__ void __launch_bounds__(FftBlock<KD>::SB, KD == 8 ? 5 : 1)
     bp_fft_level_kernel(const F f, uint64_t *y, const uint64_t *x, const FftLevel L) {
+    constexpr unsigned ST = FftBlock<KD>::ST;
     extern __shared__ uint64_t sm[]; // FftBlock<KD>::rows rows of ST words
     fft_input<KD, ST>(f, x, L, sm, blockIdx.x, threadIdx.x);
     __syncthreads();
@@ -542,8 +547,6 @@ __global__ void __launch_bounds__(FftBlock<KD>::SB, KD == 8 ? 2 : 1)
     fft_output<KD, ST>(f, y, L, sm, blockIdx.x, threadIdx.x);
 }
 
-// The row stride for level L (see FftBlock): SB where a half-warp's threads take 16 groups.
-bool st_even(const FftLevel &L) { return L.lgNs >= L.lgJ && L.lgJ >= 4; }
 
 // T[i] = lo[i mod B]·hi[i div B] for i < Tn, and (when Ts) Ts[i] = lo[i mod B]·his[i div B]; the
 // seeds are digit-major with S elements: lo at [0, B), hi at [B, B + H), his at [B + H, B + 2H).
@@ -644,13 +647,8 @@ void fft_levels_f(const F &f, uint64_t *dst, const uint64_t *src, uint64_t *scra
         uint64_t *to = last ? dst : oth;
         const unsigned threads = 1u << (lv[li].lgJ + lv[li].lgR);
         const size_t blocks = (N >> lv[li].lgR) >> lv[li].lgJ;
-        constexpr unsigned SB = FftBlock<KD>::SB;
-        if (st_even(lv[li]))
-            bp_fft_level_kernel<KD, SB, F><<<(unsigned)blocks, threads, FftBlock<KD>::smem, st>>>(
-                f, to, cur, lv[li]);
-        else
-            bp_fft_level_kernel<KD, SB + 1, F>
-                <<<(unsigned)blocks, threads, FftBlock<KD>::smem, st>>>(f, to, cur, lv[li]);
+        bp_fft_level_kernel<KD, F><<<(unsigned)blocks, threads, FftBlock<KD>::smem, st>>>(
+            f, to, cur, lv[li]);
         if (!last) {
             oth = to == scratch ? dst : scratch;
             cur = to;
