@@ -33,11 +33,12 @@ __device__ __forceinline__ void pdl_trigger() {
 // priority (a launch attribute, which overrides the stream's; in a captured graph it is the
 // kernel node's priority, used where the graph is instantiated with
 // cudaGraphInstantiateFlagUseNodePriority). Key switching lowers it for some shapes (keyswitch.c).
-// Launches the kernel k, with programmatic stream serialization when pdl and the device has it;
-// the arguments must have the kernel's parameter types exactly.
+// Launches the kernel k, with programmatic stream serialization when pdl (the caller has checked
+// that the device has it: compute capability 9.0 or later) and with priority *prio when prio is
+// not NULL; the arguments must have the kernel's parameter types exactly.
 template <typename... P, typename... A>
-cudaError_t launch_k(bool pdl, const hepa_ring *ring, void (*k)(P...), dim3 grid, unsigned threads,
-                     size_t smem, cudaStream_t st, A... args) {
+cudaError_t launch_attrs(bool pdl, const int *prio, void (*k)(P...), dim3 grid, unsigned threads,
+                         size_t smem, cudaStream_t st, A... args) {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
     cfg.blockDim = dim3(threads);
@@ -45,17 +46,26 @@ cudaError_t launch_k(bool pdl, const hepa_ring *ring, void (*k)(P...), dim3 grid
     cfg.stream = st;
     cudaLaunchAttribute at[2];
     unsigned na = 0;
-    if (pdl && ring->dev->pdl) {
+    if (pdl) {
         at[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
         at[na++].val.programmaticStreamSerializationAllowed = 1;
     }
-    if (st == (cudaStream_t)ring->dev->helper) {
+    if (prio) {
         at[na].id = cudaLaunchAttributePriority;
-        at[na++].val.priority = ring->dev->helper_prio;
+        at[na++].val.priority = *prio;
     }
     cfg.attrs = at;
     cfg.numAttrs = na;
     return cudaLaunchKernelEx(&cfg, k, args...);
+}
+// The ring's launches: PDL when pdl and the ring's device has it, the helper priority on the
+// helper stream.
+template <typename... P, typename... A>
+cudaError_t launch_k(bool pdl, const hepa_ring *ring, void (*k)(P...), dim3 grid, unsigned threads,
+                     size_t smem, cudaStream_t st, A... args) {
+    const bool helper = st == (cudaStream_t)ring->dev->helper;
+    return launch_attrs(pdl && ring->dev->pdl, helper ? &ring->dev->helper_prio : NULL, k, grid,
+                        threads, smem, st, args...);
 }
 
 } // namespace

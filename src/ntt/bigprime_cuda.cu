@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "device/internal.h"
+#include "device/pdl.cuh"
 #include "hepa/bigprime.h"
 #include "hepa/bigprime_cuda.h"
 #include "ntt/bigprime_digits.cuh"
@@ -536,6 +537,8 @@ __global__ void __launch_bounds__(FftBlock<KD>::SB, KD == 8 ? 5 : 1)
     bp_fft_level_kernel(const F f, uint64_t *y, const uint64_t *x, const FftLevel L) {
     constexpr unsigned ST = FftBlock<KD>::ST;
     extern __shared__ uint64_t sm[]; // FftBlock<KD>::rows rows of ST words
+    pdl_wait(); // LEVELS BY PDL (fft_levels_f): the grid before, and its writes, are done
+    pdl_trigger();
     fft_input<KD, ST>(f, x, L, sm, blockIdx.x, threadIdx.x);
     __syncthreads();
     if constexpr (KD == 8 && Bal64<F>::ok) {
@@ -639,6 +642,18 @@ void fft_levels_f(const F &f, uint64_t *dst, const uint64_t *src, uint64_t *scra
                   const uint64_t *pre, cudaStream_t st) {
     FftLevel lv[64];
     const unsigned levels = fft_plan<KD>(lv, N, inverse, T, Ts, Tn);
+    // LEVELS BY PDL: every level is launched with programmatic stream serialization where the
+    // device has it (sm_90+), so each grid is scheduled while the one before it drains and waits
+    // for it in its first instruction (pdl_wait): stream order holds, the launch gaps go. H100,
+    // P3 forward plan FFT at N = 2^20, same call: 500.3-500.4 -> 495.6-497.2 µs (an experiment
+    // build, bench/results/2026-12-07-h100-p3-fft-five-blocks.md). The first level waits for
+    // whatever ran before it on the stream (the twiddle tables of a one-shot FFT); what follows
+    // the last level is launched without the attribute and waits as usual.
+    int dev = 0, major = 0;
+    const bool pdl = cudaGetDevice(&dev) == cudaSuccess &&
+                     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ==
+                         cudaSuccess &&
+                     major >= 9;
     lv[0].pre = pre;
     const uint64_t *cur = src;
     uint64_t *oth = scratch;
@@ -647,8 +662,9 @@ void fft_levels_f(const F &f, uint64_t *dst, const uint64_t *src, uint64_t *scra
         uint64_t *to = last ? dst : oth;
         const unsigned threads = 1u << (lv[li].lgJ + lv[li].lgR);
         const size_t blocks = (N >> lv[li].lgR) >> lv[li].lgJ;
-        bp_fft_level_kernel<KD, F><<<(unsigned)blocks, threads, FftBlock<KD>::smem, st>>>(
-            f, to, cur, lv[li]);
+        // (an error here stays in cudaGetLastError, which the callers check after the levels)
+        launch_attrs(pdl, NULL, bp_fft_level_kernel<KD, F>, dim3((unsigned)blocks), threads,
+                     FftBlock<KD>::smem, st, f, to, cur, lv[li]);
         if (!last) {
             oth = to == scratch ? dst : scratch;
             cur = to;
