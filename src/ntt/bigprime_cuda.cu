@@ -171,7 +171,6 @@ hepa_status checked(Kind kind, const hepa_bp_field *f, uint64_t *z, const uint64
     return launch(kind, df, z, x, y, n, i, stream);
 }
 
-
 // ---- FFT (hepa_bp_dev_fft) -------------------------------------------------------------------
 //
 // Stockham autosort, radix K = 2k (plus one smaller power-of-two radix at the first level when
@@ -550,7 +549,6 @@ __global__ void __launch_bounds__(FftBlock<KD>::SB, KD == 8 ? 5 : 1)
     fft_output<KD, ST>(f, y, L, sm, blockIdx.x, threadIdx.x);
 }
 
-
 // T[i] = lo[i mod B]·hi[i div B] for i < Tn, and (when Ts) Ts[i] = lo[i mod B]·his[i div B]; the
 // seeds are digit-major with S elements: lo at [0, B), hi at [B, B + H), his at [B + H, B + 2H).
 template <int KD>
@@ -650,10 +648,10 @@ void fft_levels_f(const F &f, uint64_t *dst, const uint64_t *src, uint64_t *scra
     // whatever ran before it on the stream (the twiddle tables of a one-shot FFT); what follows
     // the last level is launched without the attribute and waits as usual.
     int dev = 0, major = 0;
-    const bool pdl = cudaGetDevice(&dev) == cudaSuccess &&
-                     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ==
-                         cudaSuccess &&
-                     major >= 9;
+    const bool pdl =
+        cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+        major >= 9;
     lv[0].pre = pre;
     const uint64_t *cur = src;
     uint64_t *oth = scratch;
