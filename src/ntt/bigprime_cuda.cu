@@ -246,7 +246,7 @@ struct FftLevel {
 template <int KD> struct FftBlock {
     static constexpr unsigned lgSB = 7, SB = 1u << lgSB, ST = SB + 1;
     static constexpr unsigned rows = 3 * KD - 1; // rows 1 .. 2k + k - 1
-    static constexpr size_t smem = (size_t)rows * ST * sizeof(uint64_t); // the larger stride
+    static constexpr size_t smem = (size_t)rows * ST * sizeof(uint64_t);
     static_assert(smem <= 48 * 1024, "above the default dynamic shared memory limit");
 };
 
@@ -524,13 +524,13 @@ __device__ void fft_output44(const F &f, uint64_t *y, const FftLevel &L, uint64_
 // warps, where 2 blocks of 256 threads at 128 registers gave 16. The P3 levels are latency-bound
 // (ncu, P3 N = 2^20, a twiddle level: 1731 instructions per element, 9 cycles between a warp's
 // instructions), so the warps count: eligible warps per scheduler 0.89-0.98 -> 1.31-1.35, issue
-// 0.42-0.45 -> 0.52-0.53 per cycle, forward plan FFT at N = 2^20 613-620 -> 505-509 µs (H100,
-// same calls, bench/results/2026-12-07-h100-p3-fft-five-blocks.md). Measured there and not kept:
-// 6 blocks of 128 (80 registers, 132 bytes of spill stores) 613-620 µs; 10 blocks of 64
-// threads (96 registers) 517-520 µs. Before: left free, the kernel takes 166 registers (one
-// block per SM, 1041 µs against 717 at the time); 3 blocks of 256 (80 registers, spills)
-// measured slower twice (848 against 825 µs; 646 against 615). P4 (k = 16, 255 registers) runs
-// one block per SM.
+// 0.42-0.45 -> 0.52-0.53 per cycle (ncu of these blocks with FftBlock's phase-2 thread order);
+// forward plan FFT at N = 2^20 613-620 -> 505-509 µs (H100, same calls,
+// bench/results/2026-12-07-h100-p3-fft-five-blocks.md). Measured there and not kept: 6 blocks of
+// 128 (80 registers, 132 bytes of spill stores) 613-620 µs; 10 blocks of 64 threads (96
+// registers) 517-520 µs. Before: left free, the kernel takes 166 registers (one block per SM,
+// 1041 µs against 717 at the time); 3 blocks of 256 (80 registers, spills) measured slower
+// twice (848 against 825 µs; 646 against 615). P4 (k = 16, 255 registers) runs one block per SM.
 template <int KD, class F>
 __global__ void __launch_bounds__(FftBlock<KD>::SB, KD == 8 ? 5 : 1)
     bp_fft_level_kernel(const F f, uint64_t *y, const uint64_t *x, const FftLevel L) {
