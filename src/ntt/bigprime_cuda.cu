@@ -531,8 +531,8 @@ __device__ void fft_output44(const F &f, uint64_t *y, const FftLevel &L, uint64_
 // registers) 517-520 µs. Before: left free, the kernel takes 166 registers (one block per SM,
 // 1041 µs against 717 at the time); 3 blocks of 256 (80 registers, spills) measured slower
 // twice (848 against 825 µs; 646 against 615). P4 (k = 16): 255 registers, so 2 blocks per SM;
-3 (168 registers, small spills) measured 10% faster but is not yet memcheck-clean
-(bench/experiments/p4_fft_three_blocks.patch).
+// 3 (168 registers, small spills) measured 10% faster but is not yet memcheck-clean
+// (bench/experiments/p4_fft_three_blocks.patch).
 template <int KD, class F>
 __global__ void __launch_bounds__(FftBlock<KD>::SB, KD == 8 ? 5 : 1)
     bp_fft_level_kernel(const F f, uint64_t *y, const uint64_t *x, const FftLevel L) {
