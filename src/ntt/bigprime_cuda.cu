@@ -530,11 +530,15 @@ __device__ void fft_output44(const F &f, uint64_t *y, const FftLevel &L, uint64_
 // 128 (80 registers, 132 bytes of spill stores) 613-620 µs; 10 blocks of 64 threads (96
 // registers) 517-520 µs. Before: left free, the kernel takes 166 registers (one block per SM,
 // 1041 µs against 717 at the time); 3 blocks of 256 (80 registers, spills) measured slower
-// twice (848 against 825 µs; 646 against 615). P4 (k = 16): 255 registers, so 2 blocks per SM;
-// 3 (168 registers, small spills) measured 10% faster but is not yet memcheck-clean
-// (bench/experiments/p4_fft_three_blocks.patch).
+// twice (848 against 825 µs; 646 against 615). P4 (k = 16): left free it takes 255 registers
+// (2 blocks of 128 per SM); built for 3 (168 registers, 32-44 bytes of spills) the P4 forward plan
+// FFT at N = 2^20 went 1888-1892 -> 1698-1704 µs and 2^16 152 -> 145 µs (H100, same call,
+// bench/results/2026-12-07-h100-p3-fft-five-blocks.md, call E).
+#ifndef HEPA_BP_P4_MINB
+#define HEPA_BP_P4_MINB 3 // P4's blocks per SM (1: left free, for A/Bs)
+#endif
 template <int KD, class F>
-__global__ void __launch_bounds__(FftBlock<KD>::SB, KD == 8 ? 5 : 1)
+__global__ void __launch_bounds__(FftBlock<KD>::SB, KD == 8 ? 5 : HEPA_BP_P4_MINB)
     bp_fft_level_kernel(const F f, uint64_t *y, const uint64_t *x, const FftLevel L) {
     constexpr unsigned ST = FftBlock<KD>::ST;
     extern __shared__ uint64_t sm[]; // FftBlock<KD>::rows rows of ST words
