@@ -41,6 +41,13 @@ extern "C" hepa_status _hepa_dev_status(int code, const char *where) {
     }
 }
 
+extern "C" int _hepa_dev_pdl_capable(int device, int *pdl) {
+    int major = 0;
+    const cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    *pdl = e == cudaSuccess && major >= 9;
+    return e;
+}
+
 extern "C" int _hepa_dev_allow_smem(const void *kernel, size_t bytes) {
     static std::mutex mu; // the read and the raise as one step (see device/internal.h)
     std::lock_guard<std::mutex> hold(mu);
@@ -80,9 +87,7 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
     } while (0)
     TRY(cudaGetDevice(&d->device));
     {
-        int major = 0;
-        TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d->device));
-        d->pdl = major >= 9;
+        TRY((cudaError_t)_hepa_dev_pdl_capable(d->device, &d->pdl));
         TRY(cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, d->device));
         TRY(cudaDeviceGetAttribute(&d->l2, cudaDevAttrL2CacheSize, d->device));
     }

@@ -51,7 +51,7 @@ typedef struct hepa_ring_device {
                             * its Shoup companion) for i < l - 1 (see _hepa_dev_ntt_rescale) */
     int f64;               /* some modulus is below HEPA_DEV_F64_BELOW: the NTT kernels with FP64
                             * butterflies for such limbs (ntt_cuda.cu, FP64 LIMBS) */
-    int pdl;               /* compute capability 9.0 or later: the NTT kernels are launched with
+    int pdl;               /* _hepa_dev_pdl_capable: the NTT kernels are launched with
                             * programmatic dependent launch (ntt_cuda.cu, PDL) */
     void *helper;          /* cudaStream_t, owned, of the highest priority: work that overlaps the
                             * ring's stream (_hepa_dev_fork / _hepa_dev_join) */
@@ -122,6 +122,11 @@ hepa_status _hepa_dev_status(int code, const char *where);
  * made after a larger one of the same kernel; another host thread between a set and its
  * launch). Returns a cudaError_t. */
 int _hepa_dev_allow_smem(const void *kernel, size_t bytes);
+/* PDL (device/pdl.cuh): *pdl = 1 when `device` can launch with programmatic stream
+ * serialization (compute capability 9.0 or later), else 0. The one place that rule lives (the
+ * ring's NTT launches, ring->dev->pdl, and the big-prime FFT levels ask it). Returns a
+ * cudaError_t (*pdl = 0 on an error). */
+int _hepa_dev_pdl_capable(int device, int *pdl);
 /* Records a message for hepa_last_error_message (printf-style). */
 void _hepa_set_error_message(const char *fmt, ...);
 

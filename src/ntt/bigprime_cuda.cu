@@ -653,11 +653,8 @@ void fft_levels_f(const F &f, uint64_t *dst, const uint64_t *src, uint64_t *scra
     // build, bench/results/2026-12-07-h100-p3-fft-five-blocks.md). The first level waits for
     // whatever ran before it on the stream (the twiddle tables of a one-shot FFT); what follows
     // the last level is launched without the attribute and waits as usual.
-    int dev = 0, major = 0;
-    const bool pdl =
-        cudaGetDevice(&dev) == cudaSuccess &&
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-        major >= 9;
+    int dev = 0, pdl = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess) _hepa_dev_pdl_capable(dev, &pdl);
     lv[0].pre = pre;
     const uint64_t *cur = src;
     uint64_t *oth = scratch;
