@@ -793,10 +793,21 @@ __device__ __forceinline__ void prefetch_step(ulonglong2 (&tw)[4], const Ctx &c,
     }
 }
 
+// SHARED-WINDOW EXCHANGES (HEPA_NTT_XCHG32; row tiles: GB = 8, CB = 0, 2 KiB areas). The
+// generic form below computes each access's address as (pp ^ c) << 3 + window base: a LOP3 and
+// a LEA per access (SASS at 1ccbbfa; the inverse row pass ran 74 LEA per thread, the forward's
+// 36). Here the accesses XOR 32-bit shared-window addresses instead, one LOP3 each: for an area
+// at a window address s0 that is a multiple of 1 KiB (the dynamic area is declared 1 KiB aligned,
+// and the row areas are 2 KiB apart), and offsets pp, c < 2 KiB, s0 + (pp ^ c) = a ^ (c & 0x3ff)
+// with a = s0 + pp where c's bit 10 is clear and a = s0 + (pp ^ 0x400) where it is set (the
+// low ten bits of either a are pp's, and bits 10 and up are not touched by the XOR).
+#ifndef HEPA_NTT_XCHG32
+#define HEPA_NTT_XCHG32 1 // 0: the generic addresses everywhere (for A/Bs)
+#endif
 // The tile's values from one mapping to another through shared memory: written under slot
 // e-bits P0..P2 with thread base pb, read under N0..N2 with base nb. WARP_TILE: the tile is one
-// warp (__syncwarp instead of a block barrier).
-template <int CB, bool WARP_TILE, int P0, int P1, int P2, int N0, int N1, int N2>
+// warp (__syncwarp instead of a block barrier). GB: the tile's bits (0: not known to the caller).
+template <int CB, bool WARP_TILE, int P0, int P1, int P2, int N0, int N1, int N2, int GB = 0>
 __device__ __forceinline__ void exchange(uint64_t (&v)[8], uint64_t *smem, unsigned pb, unsigned nb,
                                          unsigned lane) {
     constexpr int C = 1 << CB;
@@ -804,6 +815,28 @@ __device__ __forceinline__ void exchange(uint64_t (&v)[8], uint64_t *smem, unsig
         __syncwarp();
     else
         __syncthreads(); // earlier reads of smem are done
+    if constexpr (HEPA_NTT_XCHG32 && GB == 8 && CB == 0) {
+        const unsigned s0 = (unsigned)__cvta_generic_to_shared(smem);
+        const unsigned wp = phys_rt<0>(pb) * 8, w0 = s0 + wp, w1 = s0 + (wp ^ 0x400u);
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            const unsigned c = phys(SlotOff<P0, P1, P2>::of(k), 0) * 8; // < 2 KiB
+            const unsigned a = ((c & 0x400u) ? w1 : w0) ^ (c & 0x3ffu);
+            *reinterpret_cast<uint64_t *>(__cvta_shared_to_generic(a)) = v[k];
+        }
+        if (WARP_TILE)
+            __syncwarp();
+        else
+            __syncthreads();
+        const unsigned rp = phys_rt<0>(nb) * 8, r0 = s0 + rp, r1 = s0 + (rp ^ 0x400u);
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            const unsigned c = phys(SlotOff<N0, N1, N2>::of(k), 0) * 8; // < 2 KiB
+            const unsigned a = ((c & 0x400u) ? r1 : r0) ^ (c & 0x3ffu);
+            v[k] = *reinterpret_cast<const uint64_t *>(__cvta_shared_to_generic(a));
+        }
+        return;
+    }
     // Word (phys(b ^ o))·C + c = ((phys(b)·C + c) ^ phys(o)·C) for slot offset o: as byte
     // offsets, one XOR with a constant per access (the product form cost three integer
     // instructions per access: ModUp's column kernel spent about 8 per element on them).
@@ -829,7 +862,7 @@ __device__ __forceinline__ void exchange(uint64_t (&v)[8], uint64_t *smem, unsig
 // sums at the stages on tile bits b > 0 with b mod 3 = RED0 (2 unless the pass is one of an
 // FP64 intermediate's, see FP64 LIMBS).
 template <int GB, int CB, int S, bool INV, bool LAST, bool STG, bool FP, int STEP,
-          bool RESTORE = true, int RED0 = 2>
+          bool RESTORE = true, int RED0 = 2, bool XW = true>
 __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *smem, unsigned lane,
                                           unsigned warp, unsigned gx0, unsigned logn,
                                           ulonglong2 (&tw)[4]) {
@@ -849,8 +882,8 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
             else
                 pb = thread_base<GB, CB, STEP - 1, INV>(lane, warp);
             exchange<CB, GB - 3 - (5 - CB) == 0, pm.ps[0], pm.ps[1], pm.ps[2], st.map.ps[0],
-                     st.map.ps[1], st.map.ps[2]>(v, smem, pb,
-                                                 thread_base<GB, CB, STEP, INV>(lane, warp), lane);
+                     st.map.ps[1], st.map.ps[2], XW ? GB : 0>(
+                v, smem, pb, thread_base<GB, CB, STEP, INV>(lane, warp), lane);
         }
         // The next step's twiddles are requested before this step computes. (Measured on an
         // H100 against loading them right before use: no difference beyond noise, n = 2^12 to
@@ -866,8 +899,8 @@ __device__ __forceinline__ void run_steps(uint64_t (&v)[8], Ctx &c, uint64_t *sm
             else
                 stage<st.slot, INV, false, FP, st.bit % 3 == RED0 && st.bit != 0>(v, c, tw);
         }
-        run_steps<GB, CB, S, INV, LAST, STG, FP, STEP + 1, RESTORE, RED0>(v, c, smem, lane, warp,
-                                                                          gx0, logn, tw_next);
+        run_steps<GB, CB, S, INV, LAST, STG, FP, STEP + 1, RESTORE, RED0, XW>(
+            v, c, smem, lane, warp, gx0, logn, tw_next);
     }
 }
 
@@ -964,7 +997,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
           unsigned level, const uint32_t *__restrict__ map, const uint64_t *__restrict__ aux,
           const uint64_t *in2_b, const uint64_t *acc, const uint64_t *acc_b, const uint64_t *mb,
           const uint64_t *mb_b) {
-    extern __shared__ uint64_t smem_dyn[];
+    extern __shared__ __align__(1024) uint64_t smem_dyn[]; // (SHARED-WINDOW EXCHANGES)
     constexpr int TPT = 1 << (GB + CB - 3); // threads per tile
     constexpr int C = 1 << CB;
     constexpr Schedule sch = Sched<GB, CB, INV>::value;
@@ -1333,8 +1366,15 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         // FP64 INTERMEDIATE of the inverse: its sums reduced at bits 3, 6 (first pass) and 1, 4,
         // 7 (last pass), see FP64 LIMBS
         constexpr int RED0 = INV && XF == 8 ? (LAST ? 1 : 0) : 2;
-        run_steps<GB, CB, S, INV, LAST, STG, FP, 0, true, RED0>(v, c, smem, lane, warp, gx0, logn,
-                                                                tw);
+        // (the rescale's last pass, XF 2, and the inverse row tiles without staged twiddles
+        // (n < 2^16) keep the generic exchange addresses: with the SHARED-WINDOW EXCHANGES their
+        // FP64 builds spilled 16 and 8 bytes; on an H100 the NTT-domain rescale at 2^16/33 went
+        // 64.2-64.9 -> 65.4-66.0 µs and the 40-bit inverse at 2^15/34 16.7 -> 16.9-17.0 µs hot.
+        // So do, unmeasured, the fused inverse and ModDown's last pass below 2^16, XF 9 / 10
+        // without STG, whose builds spilled 20 and 8 more bytes with them.)
+        constexpr bool XW = XF != 2 && !FUSED && (STG || (!INV && XF != 9 && XF != 10));
+        run_steps<GB, CB, S, INV, LAST, STG, FP, 0, true, RED0, XW>(v, c, smem, lane, warp, gx0,
+                                                                    logn, tw);
         // [0, q) for the store. The FP64 path's f64_out makes every pass's words canonical. The
         // integer path's last pass reduces its lazy range (see Lazy ranges): here in kernels
         // built with the FP64 path, in the store loop below in the others. (The reduction used
@@ -1619,7 +1659,7 @@ __global__ void __launch_bounds__(128, HEPA_MULROWS_MINB)
                        const uint64_t *__restrict__ tables, const hepa_dev_limb *__restrict__ limbs,
                        unsigned logn, unsigned W) {
     // (the PDL wait and trigger: below, after the MULROWS PROLOGUE)
-    extern __shared__ uint64_t smem_dyn[];
+    extern __shared__ __align__(1024) uint64_t smem_dyn[]; // (SHARED-WINDOW EXCHANGES)
     constexpr Schedule sf = Sched<8, 0, false>::value, si = Sched<8, 0, true>::value;
     constexpr Map lf = LoadMap<8, 0, false>::value, li = LoadMap<8, 0, true>::value;
     constexpr Map mf = sf.steps[sf.stages - 1].map; // after the forward's last stage
@@ -1710,7 +1750,7 @@ __global__ void __launch_bounds__(128, HEPA_MULROWS_MINB)
             __syncwarp(); // every lane has read its parked words
             ci.twsd = gen_row_twiddles_f64(ci, park, 0, row, lane);
         }
-        exchange<0, true, mf.ps[0], mf.ps[1], mf.ps[2], li.ps[0], li.ps[1], li.ps[2]>(
+        exchange<0, true, mf.ps[0], mf.ps[1], mf.ps[2], li.ps[0], li.ps[1], li.ps[2], 8>(
             v, smem, thread_base<8, 0, sf.stages - 1, false>(lane, 0),
             load_base<8, 0, true>(lane, 0), lane);
         if constexpr (STG && !FP) {
@@ -1893,7 +1933,7 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
     constexpr Schedule sch = Sched<GB, CB, false>::value;
     constexpr Map lm = LoadMap<GB, CB, false>::value;
     static_assert(exchanges_conflict_free(GB, CB, false), "an exchange has bank conflicts");
-    extern __shared__ uint64_t smem_dyn[];
+    extern __shared__ __align__(1024) uint64_t smem_dyn[]; // (SHARED-WINDOW EXCHANGES)
     const size_t n = (size_t)1 << logn;
     unsigned ry = blockIdx.y;
     if (ry >= runs * groups) { // the pair's second polynomial
@@ -2157,7 +2197,7 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
     constexpr Schedule sch = Sched<GB, CB, false>::value;
     constexpr Map lm = LoadMap<GB, CB, false>::value;
     static_assert(NS >= 1 && NS <= 4, "u takes 4 bits a slot: at most 15");
-    extern __shared__ uint64_t smem_dyn[];
+    extern __shared__ __align__(1024) uint64_t smem_dyn[]; // (SHARED-WINDOW EXCHANGES)
     // the exchange area (8T words), then v: v_k of slot s at vs[(8k + s)·T]
     uint64_t *const vs = smem_dyn + 8 * T + threadIdx.x;
     const size_t n = (size_t)1 << logn;
@@ -2423,7 +2463,7 @@ __global__ void __launch_bounds__(128, 3)
     constexpr Schedule sch = Sched<GB, CB, false>::value;
     constexpr Map lm = LoadMap<GB, CB, false>::value;
     constexpr Map fm = sch.steps[sch.count - 1].map;
-    extern __shared__ uint64_t smem_dyn[];
+    extern __shared__ __align__(1024) uint64_t smem_dyn[]; // (SHARED-WINDOW EXCHANGES)
     const size_t n = (size_t)1 << logn;
     // the E - l special primes' limbs first: they take the integer rows, slower than the FP64
     // rows of 40-bit limbs, and as the grid's last blocks they drew out its last wave (a launch
