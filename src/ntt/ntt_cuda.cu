@@ -800,7 +800,11 @@ __device__ __forceinline__ void prefetch_step(ulonglong2 (&tw)[4], const Ctx &c,
 // at a window address s0 that is a multiple of 1 KiB (the dynamic area is declared 1 KiB aligned,
 // and the row areas are 2 KiB apart), and offsets pp, c < 2 KiB, s0 + (pp ^ c) = a ^ (c & 0x3ff)
 // with a = s0 + pp where c's bit 10 is clear and a = s0 + (pp ^ 0x400) where it is set (the
-// low ten bits of either a are pp's, and bits 10 and up are not touched by the XOR).
+// low ten bits of either a are pp's, and bits 10 and up are not touched by the XOR). The
+// alignment holds module-wide: ptxas then pads the static shared memory of a kernel that has some
+// (ntt2_kernel's 4-byte s_item) to 1 KiB; kernels without any start their dynamic area at window
+// offset 0x400 as before. H100 A/Bs and the tests: bench/results/
+// 2026-12-07-h100-head-1ccbbfa-helper-prio.md, section 5 (both builds had the declaration).
 #ifndef HEPA_NTT_XCHG32
 #define HEPA_NTT_XCHG32 1 // 0: the generic addresses everywhere (for A/Bs)
 #endif
