@@ -1370,13 +1370,14 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         // FP64 INTERMEDIATE of the inverse: its sums reduced at bits 3, 6 (first pass) and 1, 4,
         // 7 (last pass), see FP64 LIMBS
         constexpr int RED0 = INV && XF == 8 ? (LAST ? 1 : 0) : 2;
-        // (the rescale's last pass, XF 2, and the inverse row tiles without staged twiddles
-        // (n < 2^16) keep the generic exchange addresses: with the SHARED-WINDOW EXCHANGES their
-        // FP64 builds spilled 16 and 8 bytes; on an H100 the NTT-domain rescale at 2^16/33 went
-        // 64.2-64.9 -> 65.4-66.0 µs and the 40-bit inverse at 2^15/34 16.7 -> 16.9-17.0 µs hot.
-        // So do, unmeasured, the fused inverse and ModDown's last pass below 2^16, XF 9 / 10
-        // without STG, whose builds spilled 20 and 8 more bytes with them.)
-        constexpr bool XW = XF != 2 && !FUSED && (STG || (!INV && XF != 9 && XF != 10));
+        // (the rescale's last pass, XF 2, keeps the generic exchange addresses: with the
+        // SHARED-WINDOW EXCHANGES its FP64 build spilled 16 bytes, and the NTT-domain rescale at
+        // 2^16/33 went 64.2-64.9 -> 65.4-66.0 µs on an H100. The inverse row tile without
+        // staged twiddles (n < 2^16) also spills 8 bytes with them: 40-bit 2^15/34 inverse 16.7
+        // -> 16.9-17.0 µs hot; the fused inverse and ModDown's last pass below 2^16 spill 20 and
+        // 8 bytes more, untimed. Keeping the old addresses there too is
+        // bench/experiments/ntt_xchg32_narrow.patch, not yet run on a GPU.)
+        constexpr bool XW = XF != 2;
         run_steps<GB, CB, S, INV, LAST, STG, FP, 0, true, RED0, XW>(v, c, smem, lane, warp, gx0,
                                                                     logn, tw);
         // [0, q) for the store. The FP64 path's f64_out makes every pass's words canonical. The
