@@ -999,6 +999,8 @@ typedef enum {
     KS_SWITCH,
     KS_MULRELIN,
     KS_MULRELIN_TWO,
+    KS_MULRELIN_RESCALE,
+    KS_MULRELIN_RESCALE_TWO,
     KS_RESCALE,
     KS_RESCALE_TWO,
     KS_RESCALE_COEFF,
@@ -1029,6 +1031,13 @@ static hepa_status ks_run(const ks_ctx *c, ks_op op) {
         if ((s = hepa_poly_tensor(c->d0, c->d1, c->d2, c->a0, c->a1, c->b0, c->b1)) != HEPA_OK)
             return s;
         return hepa_keyswitch_add(c->ks, c->d0, c->d1, c->d2, c->key, c->d0, c->d1);
+    case KS_MULRELIN_RESCALE: /* multiply + relinearize + rescale (MODDOWN RESCALE) */
+        return hepa_mul_relin_rescale(c->ks, c->r0, c->r1, c->a0, c->a1, c->b0, c->b1, c->key);
+    case KS_MULRELIN_RESCALE_TWO: /* the same words in two calls */
+        if ((s = hepa_mul_relin(c->ks, c->d0, c->d1, c->a0, c->a1, c->b0, c->b1, c->key)) !=
+            HEPA_OK)
+            return s;
+        return hepa_poly_rescale_pair(c->r0, c->r1, c->d0, c->d1);
     case KS_RESCALE: /* both polynomials of a ciphertext, NTT domain */
         return hepa_poly_rescale_pair(c->r0, c->r1, c->a0, c->a1);
     case KS_RESCALE_TWO: /* the same as two calls */
@@ -1172,6 +1181,11 @@ static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {
         {KS_MULRELIN, "multiply + relinearize (hepa_mul_relin)", 2 * ct_b + key_b + ct_b},
         {KS_MULRELIN_TWO, "  the same as hepa_poly_tensor, then hepa_keyswitch_add (2 adds fused)",
          2 * ct_b + key_b + ct_b},
+        {KS_MULRELIN_RESCALE,
+         "multiply + relinearize + rescale (hepa_mul_relin_rescale: ModDown by P·q_(l-1))",
+         2 * ct_b + key_b + ct_b - 2.0 * limb},
+        {KS_MULRELIN_RESCALE_TWO, "  the same as hepa_mul_relin, then hepa_poly_rescale_pair",
+         2 * ct_b + key_b + ct_b - 2.0 * limb},
         {KS_TENSOR, "tensor (a0,a1)x(b0,b1) -> (d0,d1,d2)", 2 * ct_b + 1.5 * ct_b},
         {KS_SWITCH, "key switch of d2 (ModUp, inner product, ModDown)", 0.5 * ct_b + key_b + ct_b},
         {KS_UPINNER,

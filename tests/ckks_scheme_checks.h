@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ckks_scheme.h"
 #include "test_util.h"
@@ -71,6 +72,22 @@ static void ckks_scheme_checks(hepa_backend backend) {
         want[2 * j + 1] = x[2 * j] * y[2 * j + 1] + x[2 * j + 1] * y[2 * j];
     }
     CHECK_ERR("rescale(relin(x * y))", got, want, h, -21);
+    { /* ckks_mul_rescale (hepa_mul_relin_rescale): the same words as ckks_mul, ckks_rescale */
+        ckks_ct one;
+        T_OK(ckks_mul_rescale(ctx, &one, &cx, &cy));
+        cr_assert_eq(ckks_ct_level(&one), L - 1);
+        cr_assert(one.scale == prod.scale);
+        const size_t w = (L - 1) * ctx->n;
+        uint64_t *u = malloc(w * sizeof *u), *v = malloc(w * sizeof *v);
+        cr_assert(u && v);
+        for (int k = 0; k < 2; ++k) {
+            T_OK(hepa_poly_get(k ? one.c1 : one.c0, u));
+            T_OK(hepa_poly_get(k ? prod.c1 : prod.c0, v));
+            cr_assert(memcmp(u, v, w * sizeof *u) == 0, "ckks_mul_rescale, c%d", k);
+        }
+        free(u), free(v);
+        ckks_ct_free(&one);
+    }
 
     T_OK(ckks_mul(ctx, &sq, &prod, &prod)); /* (xy)^2 at level L - 2 */
     T_OK(ckks_rescale(ctx, &sq));
@@ -106,6 +123,8 @@ static void ckks_scheme_checks(hepa_backend backend) {
     T_STATUS(ckks_add(ctx, &tmp, &cx, &raw), HEPA_ERR_MISMATCH); /* scales differ */
     T_STATUS(ckks_rotate(ctx, &tmp, &cx, 7), HEPA_ERR_UNSUPPORTED); /* no key */
     T_STATUS(ckks_rescale(ctx, &sq), HEPA_ERR_RANGE);                /* at level 1 */
+    T_STATUS(ckks_mul_rescale(ctx, &tmp, &sq, &sq), HEPA_ERR_RANGE);
+    T_STATUS(ckks_mul_rescale(ctx, &tmp, &cx, &prod), HEPA_ERR_MISMATCH);
     T_STATUS(hepa_poly_rescale(sq.c0, sq.c1), HEPA_ERR_RANGE);
     T_STATUS(hepa_poly_automorphism(raw.c0, cx.c0, 6), HEPA_ERR_INVALID_ARGUMENT);
     ckks_ctx *other = NULL;

@@ -554,6 +554,19 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
             T_OK(hepa_keyswitch_add(ks, d[0], d[1], d[2], key, d[0], d[1]));
             T_OK(hepa_mul_relin(ks, x[3], x[2], x[2], x[3], x[2], x[3], key)); /* swapped */
             cr_assert(polys_equal(x[3], d[0]) && polys_equal(x[2], d[1]), "mul_relin squaring");
+            if (l >= 2) { /* hepa_mul_relin_rescale == hepa_mul_relin then rescale_pair */
+                hepa_poly *h0 = poly_of(r, l - 1), *h1 = poly_of(r, l - 1);
+                hepa_poly *w0 = poly_of(r, l - 1), *w1 = poly_of(r, l - 1);
+                T_OK(hepa_mul_relin(ks, d[0], d[1], x[0], x[1], x[2], x[3], key));
+                T_OK(hepa_poly_rescale_pair(w0, w1, d[0], d[1]));
+                rand_poly(&t, h0, HEPA_DOMAIN_COEFF), rand_poly(&t, h1, HEPA_DOMAIN_COEFF);
+                T_OK(hepa_mul_relin_rescale(ks, h0, h1, x[0], x[1], x[2], x[3], key));
+                cr_assert(hepa_poly_domain(h0) == HEPA_DOMAIN_NTT &&
+                          hepa_poly_domain(h1) == HEPA_DOMAIN_NTT);
+                cr_assert(polys_equal(h0, w0) && polys_equal(h1, w1), "mul_relin_rescale, %zu", l);
+                hepa_poly_destroy(h0), hepa_poly_destroy(h1);
+                hepa_poly_destroy(w0), hepa_poly_destroy(w1);
+            }
             for (int k = 0; k < 4; ++k)
                 hepa_poly_destroy(x[k]);
             for (int k = 0; k < 3; ++k)
@@ -666,6 +679,27 @@ Test(keyswitch, bad_input) {
     T_STATUS(hepa_mul_relin(ks, o0, o1, top, top, top, top, key), HEPA_ERR_MISMATCH);
     T_STATUS(hepa_mul_relin(ks, o0, o1, c, c, c, ac, key), HEPA_ERR_DOMAIN);
     T_OK(hepa_mul_relin(ks, o0, o1, c, c, c, c, key));
+    /* hepa_mul_relin_rescale: the same checks, outputs one level down, level 1 */
+    hepa_poly *o0low = poly_of(r, L - 1), *c1 = poly_of(r, 1), *z0 = poly_of(r, 1);
+    hepa_poly *z1 = poly_of(r, 1);
+    T_OK(hepa_poly_to_ntt(c1));
+    T_STATUS(hepa_mul_relin_rescale(NULL, o0low, o1low, c, c, c, c, key),
+             HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_mul_relin_rescale(ks, o0low, NULL, c, c, c, c, key), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_mul_relin_rescale(ks, o0low, o1low, c, c, NULL, c, key),
+             HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_mul_relin_rescale(ks, o0low, o0low, c, c, c, c, key), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_mul_relin_rescale(ks, o0low, o1low, c, c, c, c, NULL), HEPA_ERR_INVALID_ARGUMENT);
+    T_STATUS(hepa_mul_relin_rescale(ks, o0, o1, c, c, c, c, key), HEPA_ERR_MISMATCH); /* level l */
+    T_STATUS(hepa_mul_relin_rescale(ks, o0low, o1, c, c, c, c, key), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_mul_relin_rescale(ks, o0low, o1low, c, ax, c, c, key), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_mul_relin_rescale(ks, o0low, o1low, c, c, c, c, key2), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_mul_relin_rescale(ks, o0low, o1low, c, o1low, c, c, key), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_mul_relin_rescale(ks, o0, o1, top, top, top, top, key), HEPA_ERR_MISMATCH);
+    T_STATUS(hepa_mul_relin_rescale(ks, o0low, o1low, c, c, ac, c, key), HEPA_ERR_DOMAIN);
+    T_STATUS(hepa_mul_relin_rescale(ks, z0, z1, c1, c1, c1, c1, key), HEPA_ERR_RANGE);
+    T_OK(hepa_mul_relin_rescale(ks, o0low, o1low, c, c, c, c, key));
+    hepa_poly_destroy(o0low), hepa_poly_destroy(c1), hepa_poly_destroy(z0), hepa_poly_destroy(z1);
     hepa_poly *all[] = {s, sl, sx, c, o0, o1, top, o1low, ac, ax};
     for (size_t k = 0; k < sizeof all / sizeof *all; ++k) hepa_poly_destroy(all[k]);
     hepa_ksk_destroy(key), hepa_ksk_destroy(key2), hepa_ksk_destroy(NULL);

@@ -209,6 +209,21 @@ hepa_status ckks_rescale(ckks_ctx *ctx, ckks_ct *ct) {
     return HEPA_OK;
 }
 
+/* ckks_mul then ckks_rescale in one call: hepa_mul_relin_rescale gives the same words and, on
+ * the GPU at N = 2^15 .. 2^17, divides by P·q_(l-1) in key switching's ModDown instead of
+ * running the rescale's own NTTs. */
+hepa_status ckks_mul_rescale(ckks_ctx *ctx, ckks_ct *out, const ckks_ct *a, const ckks_ct *b) {
+    const size_t l = ckks_ct_level(a);
+    if (l != ckks_ct_level(b)) return HEPA_ERR_MISMATCH;
+    if (l < 2) return HEPA_ERR_RANGE;
+    TRY(ct_alloc(ctx, out, l - 1));
+    out->scale = a->scale * b->scale / (double)hepa_ring_modulus(ctx->ring, l - 1);
+    const hepa_status s =
+        hepa_mul_relin_rescale(ctx->ks, out->c0, out->c1, a->c0, a->c1, b->c0, b->c1, ctx->relin);
+    if (s != HEPA_OK) ckks_ct_free(out);
+    return s;
+}
+
 /* σ_g(c0) + σ_g(c1)·σ_g(s) decrypts to the rotated message; switch σ_g(c1) from σ_g(s) to s. */
 hepa_status ckks_rotate(ckks_ctx *ctx, ckks_ct *out, const ckks_ct *a, int steps) {
     const uint64_t g = galois_element(ctx, steps);

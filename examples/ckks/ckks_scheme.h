@@ -83,6 +83,9 @@ hepa_status ckks_add(ckks_ctx *ctx, ckks_ct *out, const ckks_ct *a, const ckks_c
 hepa_status ckks_mul(ckks_ctx *ctx, ckks_ct *out, const ckks_ct *a, const ckks_ct *b);
 /* ct = ct / q_(l-1), one level down, scale / q_(l-1). HEPA_ERR_RANGE at level 1. */
 hepa_status ckks_rescale(ckks_ctx *ctx, ckks_ct *ct);
+/* out = ckks_mul then ckks_rescale, in one call (hepa_mul_relin_rescale): the same words, out at
+ * level l - 1. Same level (HEPA_ERR_MISMATCH); HEPA_ERR_RANGE at level 1. out is created. */
+hepa_status ckks_mul_rescale(ckks_ctx *ctx, ckks_ct *out, const ckks_ct *a, const ckks_ct *b);
 /* out = a with slots rotated left by steps (out[j] = a[j + steps]); needs its key
  * (HEPA_ERR_UNSUPPORTED otherwise). */
 hepa_status ckks_rotate(ckks_ctx *ctx, ckks_ct *out, const ckks_ct *a, int steps);

@@ -125,6 +125,28 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_mul_relin(const hepa_ks *ks, hepa_poly 
                                                    const hepa_poly *a1, const hepa_poly *b0,
                                                    const hepa_poly *b1, const hepa_ksk *rlk);
 
+/* Multiply, relinearize and rescale (CKKS's homomorphic multiplication): (out0, out1) at level
+ * l - 1 = hepa_poly_rescale_pair of hepa_mul_relin's (level-l) result, the same words (see
+ * below), without the level-l ciphertext in between. Inputs at level l in [2, L], NTT domain;
+ * outputs at level l - 1, take the NTT domain; they must not be inputs (other levels).
+ * On the CUDA backend at n = 2^15 .. 2^17 on rings with FP64 limbs (40-bit Q primes) the
+ * rescale rides in ModDown: ModDown by P·q_(l-1) instead of P (the rescale
+ * fused into the last base conversion, as the fast GPU libraries do; MODDOWN RESCALE in
+ * keyswitch.c). Its exact conversion of the l-1'th and special primes' limbs to the other l - 1
+ * yields x = c + P·r, with c ModDown's centred conversion of the P limbs and r the rescale's
+ * centred last limb, so the words are those of the two steps unless a floating-point estimate
+ * of a conversion lands in its ambiguity window (hepa_rns_convert: probability about
+ * (K+1)^2 · 2^-50 per coefficient), where either neighbouring rounding may come out. Elsewhere
+ * (host backend, other sizes and rings) it runs the two steps, with scratch for the level-l
+ * pair.
+ * Errors: those of hepa_mul_relin; HEPA_ERR_RANGE (inputs at level 1: nothing would be left);
+ * HEPA_ERR_MISMATCH also for outputs not at level l - 1. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_mul_relin_rescale(const hepa_ks *ks, hepa_poly *out0,
+                                                           hepa_poly *out1, const hepa_poly *a0,
+                                                           const hepa_poly *a1, const hepa_poly *b0,
+                                                           const hepa_poly *b1,
+                                                           const hepa_ksk *rlk);
+
 /* Raw tier of the three steps, on buffers in the ring backend's memory, compact extended layout
  * (E = l + K limbs of n words), no argument checks, nothing allocated beyond what each states.
  *   _hepa_ks_modup:     ext (dnum(l)·E limbs, digit j at + j·E·n) = ModUp of c (l limbs, NTT

@@ -87,9 +87,10 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
                                     const uint64_t *ext, const uint64_t *c,
                                     const unsigned char *key, size_t comp, uint64_t packed,
-                                    size_t i0, size_t ni, int pack_q, int pdl) {
+                                    size_t i0, size_t ni, int pack_q, int last_first, int pdl) {
     (void)ring, (void)level, (void)K, (void)alpha, (void)dnum, (void)t0, (void)t1, (void)ext,
-        (void)c, (void)key, (void)comp, (void)packed, (void)i0, (void)ni, (void)pack_q, (void)pdl;
+        (void)c, (void)key, (void)comp, (void)packed, (void)i0, (void)ni, (void)pack_q,
+        (void)last_first, (void)pdl;
     return HEPA_ERR_NO_DEVICE;
 }
 hepa_status _hepa_dev_ntt_moddown(const struct hepa_ring *ring, size_t level, uint64_t *out0,
@@ -97,10 +98,11 @@ hepa_status _hepa_dev_ntt_moddown(const struct hepa_ring *ring, size_t level, ui
                                   const uint64_t *t1, const uint64_t *y0, const uint64_t *y1,
                                   const uint64_t *conv_aux, const uint64_t *scale_aux,
                                   const uint64_t *add0, const uint64_t *add1,
-                                  const hepa_tensor_in *tens, int packed_t, int phase) {
+                                  const hepa_tensor_in *tens, int packed_t, int phase,
+                                  int rescale) {
     (void)ring, (void)level, (void)out0, (void)out1, (void)t0, (void)t1, (void)y0, (void)y1,
         (void)conv_aux, (void)scale_aux, (void)mid, (void)add0, (void)add1, (void)tens,
-        (void)packed_t, (void)phase;
+        (void)packed_t, (void)phase, (void)rescale;
     return HEPA_ERR_NO_DEVICE;
 }
 hepa_status _hepa_dev_elementwise(const struct hepa_ring *ring, size_t level, hepa_ew_op op,

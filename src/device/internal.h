@@ -184,8 +184,10 @@ hepa_status _hepa_dev_ntt_modup1(const struct hepa_ring *ring, size_t count, siz
  * _hepa_dev_ks_inner. ext is left in an intermediate state; its digits' own limbs are never read.
  * The key: 2·dnum components of comp bytes in the PACKED KEYS layout of `packed`
  * (rns/ksk_layout.h). _hepa_dev_ks_rows_inner's launch covers the extended limbs i0 .. i0 + ni - 1
- * in the order special primes first (e = level .. level + K - 1), then e = 0 .. level - 1: (0,
- * level + K) is all of them, (0, K) the special primes', (K, level) the Q limbs'
+ * in the order special primes first (e = level .. level + K - 1), then e = 0 .. level - 1, or
+ * with last_first e = level - 1 and then e = 0 .. level - 2: (0, level + K) is all of them, (0,
+ * K) the special primes', (K, level) the Q limbs'; with last_first (0, K + 1) and (K + 1, level -
+ * 1) are MODDOWN RESCALE's two (keyswitch.c)
  * (HEPA_ERR_INVALID_ARGUMENT for an empty or out-of-range span). pack_q: t0 / t1's Q limbs
  * (e < level) below 2^40 are stored in PACKED Q LIMBS (5-byte words, hepa_pack5_put's layout in
  * rns/ksk_layout.h, in the limb's usual slot) where _hepa_dev_ks_packed holds, for
@@ -233,7 +235,7 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
                                     size_t alpha, size_t dnum, uint64_t *t0, uint64_t *t1,
                                     const uint64_t *ext, const uint64_t *c,
                                     const unsigned char *key, size_t comp, uint64_t packed,
-                                    size_t i0, size_t ni, int pack_q, int pdl);
+                                    size_t i0, size_t ni, int pack_q, int last_first, int pdl);
 
 /* Key switching's ModDown after its inverse NTT of P and, for K > 1, its conversion (n >= 2^13;
  * HEPA_ERR_UNSUPPORTED below): out_k[i] = (t_k[i] - NTT_i(y_k))·s_i for i < level, k = 0, 1, in
@@ -254,7 +256,11 @@ hepa_status _hepa_dev_ks_rows_inner(const struct hepa_ring *ring, size_t level, 
  * passes where _hepa_dev_ks_packed holds; then for K > 1, y_k (= mid) must come so from the
  * conversion (hepa_conv_job::pack). phase: 0 the whole NTT; 1 every
  * pass but the last (reads y_k, writes mid; t_k, add_k and out_k untouched); 2 the last pass alone,
- * after a phase-1 call with the same mid; another phase: HEPA_ERR_INVALID_ARGUMENT. */
+ * after a phase-1 call with the same mid; another phase: HEPA_ERR_INVALID_ARGUMENT.
+ * rescale (tens only, conv_aux NULL; else HEPA_ERR_INVALID_ARGUMENT): MODDOWN RESCALE
+ * (keyswitch.c), out_k[i] = ((t_k[i] - NTT_i(y_k))·s_i + d_k[i])·r_i with r_i = scale_aux[1 +
+ * 3i]; the caller passes level l - 1 for a ciphertext at level l (y_k: the conversion from
+ * q_(l-1) and P, r_i = q_(l-1)^(-1) mod q_i). */
 typedef struct hepa_tensor_in {
     const uint64_t *a0, *a1, *b0, *b1; /* NTT domain, level limbs each, words in [0, q) */
 } hepa_tensor_in;
@@ -263,7 +269,7 @@ hepa_status _hepa_dev_ntt_moddown(const struct hepa_ring *ring, size_t level, ui
                                   const uint64_t *t1, const uint64_t *y0, const uint64_t *y1,
                                   const uint64_t *conv_aux, const uint64_t *scale_aux,
                                   const uint64_t *add0, const uint64_t *add1,
-                                  const hepa_tensor_in *tens, int packed_t, int phase);
+                                  const hepa_tensor_in *tens, int packed_t, int phase, int rescale);
 
 typedef enum { HEPA_EW_ADD, HEPA_EW_SUB, HEPA_EW_NEG, HEPA_EW_MUL, HEPA_EW_MUL_SCALAR } hepa_ew_op;
 /* Element-wise op over level·n words: out = a op b. NEG ignores b. MUL_SCALAR ignores b and

@@ -1011,10 +1011,12 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     static_assert(XF == 0 || XF == 8 || (!INV && !FUSED), "load / store fusions: forward only");
     static_assert(XF != 8 || (F64 && !FUSED), "FP64 INTERMEDIATE: F64 kernels, plain passes");
     static_assert(XF != 1 || !LAST, "the rescale's correction is loaded by the first of two passes");
-    static_assert((XF != 2 && XF != 9 && XF != 10) || LAST,
+    static_assert((XF != 2 && XF != 9 && XF != 10 && XF != 11) || LAST,
                   "the rescale's scaling is stored by the last pass");
-    // the subtract-and-scale store (XF 2; 9 and 10 are ModDown's with in2 in PACKED Q LIMBS)
-    constexpr bool XSS = XF == 2 || XF == 9 || XF == 10;
+    // the subtract-and-scale store (XF 2; 9 and 10 are ModDown's with in2 in PACKED Q LIMBS; 11
+    // is 9 with MODDOWN RESCALE)
+    constexpr bool XSS = XF == 2 || XF == 9 || XF == 10 || XF == 11;
+    constexpr bool X9 = XF == 9 || XF == 11; // MODDOWN TENSOR (X9 below stands for XF 9 or 11)
     static_assert(XF != 6 || !LAST, "packed columns are handed to the fused row pass");
     const size_t n = (size_t)1 << logn;
     // grid.y = level, or 2·level for a pair of polynomials (out_b = NTT(in_b) in the same launch:
@@ -1051,13 +1053,13 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     } else {
         if (out_b) {
             // (XF 9: both polynomials in one block, see MODDOWN TENSOR's PAIR BLOCKS)
-            const bool second = XF == 9 ? tid / TPT >= TILES / 2 : limb & 1;
-            if (XF != 9) limb >>= 1;
+            const bool second = X9 ? tid / TPT >= TILES / 2 : limb & 1;
+            if (!X9) limb >>= 1;
             if (second) {
                 out = out_b;
                 in = in_b;
                 if (in2_b) in2 = in2_b;
-                if (XF != 9) acc = acc_b;
+                if (!X9) acc = acc_b;
                 pb = true;
             }
         }
@@ -1070,9 +1072,8 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // (y = 2i, 2i + 1, as XF 2 runs), out_b's blocks read about 80% of them from DRAM again:
     // ncu at 2^16/33, P = 3 (H100), that pass read 176 MB (149 MB of inputs) in 79.0 µs; pair
     // blocks 159 MB in 75.9 µs.
-    static_assert(XF != 9 || TILES % 2 == 0, "pair blocks: the block's tiles split in two");
-    const unsigned tile =
-        XF == 9 ? bx * (TILES / 2) + tid / TPT % (TILES / 2) : bx * TILES + tid / TPT;
+    static_assert(!X9 || TILES % 2 == 0, "pair blocks: the block's tiles split in two");
+    const unsigned tile = X9 ? bx * (TILES / 2) + tid / TPT % (TILES / 2) : bx * TILES + tid / TPT;
     const unsigned lane = ltid & 31, warp = ltid >> 5;
     // tiles come in segments of 2^seg_bits, tile_stride apart within a segment and seg_stride
     // between segments (the middle pass of a three-pass transform; one segment otherwise)
@@ -1084,8 +1085,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
     // ModDown's t0 / t1 (in2, in2_b) in PACKED Q LIMBS with XF 9 and 10, as ks_rows_inner_kernel
     // stored them with pack_q: FP64 limbs below 2^40 where ks_packed holds (F64 kernels: the
     // ring has FP64 limbs; a limb below 2^40 is one)
-    const bool ipk =
-        (XF == 9 || XF == 10) && F64 && lc.q < HEPA_KSK_PACK_BELOW && ks_packed_logn(logn);
+    const bool ipk = (X9 || XF == 10) && F64 && lc.q < HEPA_KSK_PACK_BELOW && ks_packed_logn(logn);
 
     // XF2 PREFETCH. XF 2 reads in2 (and acc) only as it stores, after the stages: without a
     // prefetch those loads start a DRAM round trip when the block is done with everything else.
@@ -1096,7 +1096,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
 #if __CUDA_ARCH__ >= 900 // (the bulk prefetch is sm_90's)
     if constexpr (XSS && HEPA_XF2_PREFETCH && GB == 8 && CB == 0 && S == 0) {
         if (tid == 0) {
-            constexpr unsigned R = XF == 9 ? TILES / 2 : TILES; // rows per polynomial
+            constexpr unsigned R = X9 ? TILES / 2 : TILES; // rows per polynomial
             const size_t o = off + (size_t)bx * (R * 256);
             auto pfb = [&](const void *p, unsigned bytes) {
                 asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes)
@@ -1115,7 +1115,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
                 else
                     pf(p);
             };
-            if (XF == 9) { // (thread 0 works on out's rows: in2 is t0 here)
+            if (X9) { // (thread 0 works on out's rows: in2 is t0 here)
                 pft(in2), pft(in2_b);
                 pf(acc), pf(acc_b), pf(mb), pf(mb_b);
             } else {
@@ -1329,7 +1329,7 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         } else if (FUSED) {
             const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
             v[k] = hepa_mod_mul(in[gx], in2[gx], &mod); // [0, q)
-        } else if ((XF == 6 && xpk) || ((XF == 9 || XF == 10) && ipk)) {
+        } else if ((XF == 6 && xpk) || ((X9 || XF == 10) && ipk)) {
             // the word of PACKED COLUMNS by hand (ksk_layout.h; a call gave other address
             // arithmetic, different PTX, not measured); XF 9 / 10: ModDown's pair between its
             // passes, packed where t0 / t1 are
@@ -1370,14 +1370,19 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         // FP64 INTERMEDIATE of the inverse: its sums reduced at bits 3, 6 (first pass) and 1, 4,
         // 7 (last pass), see FP64 LIMBS
         constexpr int RED0 = INV && XF == 8 ? (LAST ? 1 : 0) : 2;
-        // (the rescale's last pass, XF 2, keeps the generic exchange addresses: with the
-        // SHARED-WINDOW EXCHANGES its FP64 build spilled 16 bytes, and the NTT-domain rescale at
-        // 2^16/33 went 64.2-64.9 -> 65.4-66.0 µs on an H100. The inverse row tile without
-        // staged twiddles (n < 2^16) also spills 8 bytes with them: 40-bit 2^15/34 inverse 16.7
-        // -> 16.9-17.0 µs hot; the fused inverse and ModDown's last pass below 2^16 spill 20 and
-        // 8 bytes more, untimed. Keeping the old addresses there too is
-        // bench/experiments/ntt_xchg32_narrow.patch, not yet run on a GPU.)
-        constexpr bool XW = XF != 2;
+        // (the rescale's last pass, XF 2, and the inverse row tiles without staged twiddles
+        // (n < 2^16) keep the generic exchange addresses: with the SHARED-WINDOW EXCHANGES their
+        // FP64 builds spilled 16 and 8 bytes; on an H100 the NTT-domain rescale at 2^16/33 went
+        // 64.2-64.9 -> 65.4-66.0 µs and the 40-bit inverse at 2^15/34 17.1, 17.2 -> 16.7, 16.7
+        // hot (same call). So do the fused inverse and ModDown's last pass below 2^16, XF 9 / 10
+        // / 11 without STG, whose builds spilled 20 and 8 more bytes with them. Measured with
+        // MODDOWN RESCALE in the same build (H100, same call, two rounds against 16a3ce2):
+        // hepa_mul_relin at 2^16/33 2.5-6 µs slower at P = 1, 2, 3 and level at P = 4, perhaps
+        // through ntt2_kernel, which runs the inverse NTT of ModDown's P limbs on the helper chain
+        // (bench/results/2026-12-07-h100-moddown-rescale.md). The SHARED-WINDOW addresses
+        // everywhere but XF 2 and XF 11 without STG is bench/experiments/ntt_xchg32_wide.patch,
+        // not yet run on a GPU.)
+        constexpr bool XW = XF != 2 && !FUSED && (STG || (!INV && !X9 && XF != 10));
         run_steps<GB, CB, S, INV, LAST, STG, FP, 0, true, RED0, XW>(v, c, smem, lane, warp, gx0,
                                                                     logn, tw);
         // [0, q) for the store. The FP64 path's f64_out makes every pass's words canonical. The
@@ -1404,13 +1409,15 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
             const unsigned fb = thread_base<GB, CB, sch.count - 1, INV>(lane, warp);
             const size_t sbase = off + gx0 + ((size_t)fb << S);
             const double sd = u2d(aux[2 + 3 * limb]);
+            [[maybe_unused]] const double rsd =
+                XF == 11 ? u2d(aux[1 + 3 * limb]) : 0.0; // MODDOWN RESCALE
 #pragma unroll
             for (int k = 0; k < 8; ++k) {
                 const size_t gx =
                     slot_addr(fb, sbase, SlotOff<fm.ps[0], fm.ps[1], fm.ps[2]>::of(k));
                 const uint64_t a = ipk ? hepa_pack5_get(in2 + off, n, gx - off) : in2[gx];
                 double t = f64_mulmod(__dsub_rn(u2d(a), dbl(v[k])), sd, c);
-                if constexpr (XF == 9) {
+                if constexpr (X9) {
                     // MODDOWN TENSOR: each product |.| < 0.91q (words in [0, q)), so
                     // |t| < 2.73q, well within f64_canonical's range
                     const double a0 = u2d(acc[gx]), b0 = u2d(mb[gx]);
@@ -1419,6 +1426,9 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
                     else
                         t = __dadd_rn(__dadd_rn(t, f64_mulmod(a0, u2d(mb_b[gx]), c)),
                                       f64_mulmod(u2d(acc_b[gx]), b0, c));
+                    // MODDOWN RESCALE: the sum times q_(l-1)^(-1) (|t| < 2.73q is within
+                    // f64_mulmod's Y <= 13; the product |.| < 0.91q)
+                    if constexpr (XF == 11) t = f64_mulmod(t, rsd, c);
                 } else if (acc) {
                     t = __dadd_rn(t, u2d(acc[gx]));
                 }
@@ -1457,13 +1467,14 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         if (XSS && !(F64 && HEPA_XF2_F64 && c.f64)) {
             x = hepa_mul_shoup(hepa_mod_sub(in2[gx], x, c.q), aux[2 + 3 * limb], aux[3 + 3 * limb],
                                c.q);
-            if (XF == 9) { // MODDOWN TENSOR, integer limbs
+            if (X9) { // MODDOWN TENSOR, integer limbs
                 const hepa_modulus mod = {lc.q, lc.ratio_hi, lc.ratio_lo};
                 const uint64_t a0 = acc[gx], b0 = mb[gx];
                 const uint64_t d = pb ? hepa_mod_add(hepa_mod_mul(a0, mb_b[gx], &mod),
                                                      hepa_mod_mul(acc_b[gx], b0, &mod), c.q)
                                       : hepa_mod_mul(a0, b0, &mod);
                 x = hepa_mod_add(x, d, c.q);
+                if (XF == 11) x = hepa_mod_mul(x, aux[1 + 3 * limb], &mod); // MODDOWN RESCALE
             } else if (acc) {
                 x = hepa_mod_add(x, acc[gx], c.q);
             }
@@ -2461,7 +2472,7 @@ __global__ void __launch_bounds__(128, 3)
                          const unsigned char *key, const uint64_t *__restrict__ tables,
                          const hepa_dev_limb *__restrict__ limbs, unsigned logn, unsigned l,
                          unsigned L, unsigned E, unsigned dnum, unsigned alpha, size_t comp,
-                         uint64_t packed, unsigned i0, bool pack_q) {
+                         uint64_t packed, unsigned i0, bool pack_q, bool last_first) {
     pdl_wait(); // PDL
     pdl_trigger();
     constexpr int GB = 8, CB = 0, S = 0;
@@ -2472,9 +2483,11 @@ __global__ void __launch_bounds__(128, 3)
     const size_t n = (size_t)1 << logn;
     // the E - l special primes' limbs first: they take the integer rows, slower than the FP64
     // rows of 40-bit limbs, and as the grid's last blocks they drew out its last wave (a launch
-    // may be rows i0 ... of that order: see _hepa_dev_ks_rows_inner)
-    const unsigned iy = i0 + blockIdx.y;
-    const unsigned e = iy < E - l ? l + iy : iy - (E - l);
+    // may be rows i0 ... of that order: see _hepa_dev_ks_rows_inner); then q_0 .. q_(l-1), or
+    // with last_first q_(l-1) and then q_0 .. q_(l-2) (MODDOWN RESCALE, keyswitch.c, runs the
+    // special primes' rows and q_(l-1)'s in one launch)
+    const unsigned iy = i0 + blockIdx.y, iq = iy - (E - l);
+    const unsigned e = iy < E - l ? l + iy : !last_first ? iq : iq == 0 ? l - 1 : iq - 1;
     const unsigned mi = e < l ? e : L + e - l;
     const unsigned lane = threadIdx.x & 31, warp = 0, tl = threadIdx.x >> 5;
     // DIGIT SPLIT (SPLIT): the block's four warps take the same row, warp tl the digits j = tl,
@@ -2752,8 +2765,9 @@ cudaError_t launch_tile(uint64_t *out, const uint64_t *in, const uint64_t *in2,
         if (e != cudaSuccess) return e;
     }
     // (XF 9, a pair: both polynomials' rows in each block, PAIR BLOCKS in tile_body)
-    dim3 grid((unsigned)(XF == 9 ? 2 * tiles / TILES : tiles / TILES),
-              (unsigned)(out_b && XF != 9 ? 2 * level : level));
+    constexpr bool X9 = XF == 9 || XF == 11; // (MODDOWN TENSOR, MODDOWN RESCALE)
+    dim3 grid((unsigned)(X9 ? 2 * tiles / TILES : tiles / TILES),
+              (unsigned)(out_b && !X9 ? 2 * level : level));
     // NINE ROW BLOCKS PER SM: where the row grid is more than one wave of the 1024-thread
     // build's blocks (8 per SM)
     if constexpr (XF == 8 && !INV && LAST && STG && TILES * TPT == 128)
@@ -2938,6 +2952,9 @@ struct FxArgs {
     // FX_MODDOWN* with mb: acc, acc_b, mb, mb_b are the tensor's a0, a1, b0, b1, and the adds
     // are its d0 = a0·b0 and d1 = a0·b1 + a1·b0 (XF 9)
     const uint64_t *mb = nullptr, *mb_b = nullptr;
+    // FX_MODDOWN with mb: MODDOWN RESCALE (XF 11): the last pass's stores are scaled by
+    // aux2[1 + 3i] (q_level^(-1) mod q_i, keyswitch.c)
+    bool rescale = false;
     // FX_MODDOWN*: in2 / in2_b (t0 / t1) in PACKED Q LIMBS (XF 9 with mb, else XF 10), and the
     // pair between the passes in PACKED COLUMNS (the first pass stores them so: modup1_cols_kernel
     // for FX_MODDOWN1; XF 6, in place on the conversion's packed output, for FX_MODDOWN), where
@@ -3080,6 +3097,8 @@ cudaError_t run_ntt(const hepa_ring *ring, size_t level, uint64_t *out, const ui
     if constexpr (!INV) {
         auto last_pass = [&]() {
             if constexpr (MDOWN) {
+                if (fx.mb && fx.rescale)
+                    return ROWS(fin, false, out, in2, true, fx.fin_b, out_b, 11);
                 if (fx.mb) return ROWS(fin, false, out, in2, true, fx.fin_b, out_b, 9);
                 if (fx.packed_t) return ROWS(fin, false, out, in2, true, fx.fin_b, out_b, 10);
             }
@@ -3454,7 +3473,7 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
                                                uint64_t *t1, const uint64_t *ext, const uint64_t *c,
                                                const unsigned char *key, size_t comp,
                                                uint64_t packed, size_t i0, size_t ni, int pack_q,
-                                               int pdl) {
+                                               int last_first, int pdl) {
     if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
     const size_t n = ring->n, E = level + K;
     if (i0 >= E || ni == 0 || ni > E - i0) return HEPA_ERR_INVALID_ARGUMENT;
@@ -3496,10 +3515,9 @@ extern "C" hepa_status _hepa_dev_ks_rows_inner(const hepa_ring *ring, size_t lev
     if (ce != cudaSuccess) return _hepa_dev_status(ce, "key-switch row pass (shared memory)");
     ce = launch_k(pdl != 0, ring, k, grid, 128, smem, (cudaStream_t)ring->dev->stream, t0, t1, ext,
                   c, key, (const uint64_t *)ring->dev->tables,
-                  (const hepa_dev_limb *)ring->dev->limbs,
-                  (unsigned)ring->log_n, (unsigned)level, (unsigned)(ring->num_moduli - K),
-                  (unsigned)E, (unsigned)dnum, (unsigned)alpha, comp, packed, (unsigned)i0,
-                  pack_q != 0);
+                  (const hepa_dev_limb *)ring->dev->limbs, (unsigned)ring->log_n, (unsigned)level,
+                  (unsigned)(ring->num_moduli - K), (unsigned)E, (unsigned)dnum, (unsigned)alpha,
+                  comp, packed, (unsigned)i0, pack_q != 0, last_first != 0);
     return _hepa_dev_status(ce, "key-switch ModUp row pass + inner product");
 }
 
@@ -3512,12 +3530,14 @@ extern "C" hepa_status _hepa_dev_ntt_moddown(const hepa_ring *ring, size_t level
                                              const uint64_t *y1, const uint64_t *conv_aux,
                                              const uint64_t *scale_aux, const uint64_t *add0,
                                              const uint64_t *add1, const hepa_tensor_in *tens,
-                                             int packed_t, int phase) {
+                                             int packed_t, int phase, int rescale) {
     if (ring->log_n < 13) return HEPA_ERR_UNSUPPORTED;
     if (phase < 0 || phase > 2) return HEPA_ERR_INVALID_ARGUMENT;
     if (tens && (add0 || add1 || !packed_t)) return HEPA_ERR_INVALID_ARGUMENT;
+    if (rescale && (!tens || conv_aux)) return HEPA_ERR_INVALID_ARGUMENT;
     FxArgs fx;
     fx.packed_t = packed_t != 0;
+    fx.rescale = rescale != 0;
     fx.last_only = phase == 2;
     const bool first_only = phase == 1;
     fx.aux2 = scale_aux, fx.in2_b = t1, fx.fin_b = out1, fx.acc = add0, fx.acc_b = add1;

@@ -141,6 +141,13 @@ hepa_status _hepa_dev_sub_scale(const hepa_ring *ring, size_t level, int npoly, 
                                 const uint64_t *a1, const uint64_t *b1, const uint64_t *s,
                                 const uint64_t *s_sh, const uint64_t *c0, const uint64_t *c1);
 
+/* MODDOWN RESCALE's first step (hepa_mul_relin_rescale, keyswitch.c): limb level - 1 of t0
+ * and t1 (8-byte words, NTT domain, in [0, q)) += pmod · d_k, with d0 = a0·b0 and
+ * d1 = a0·b1 + a1·b0 from limb level - 1 of tens's inputs, mod q_(level-1); pmod = P mod
+ * q_(level-1). One thread per pair of words of the one limb. */
+hepa_status _hepa_dev_ks_rescale_prep(const hepa_ring *ring, size_t level, uint64_t *t0,
+                                      uint64_t *t1, const hepa_tensor_in *tens, uint64_t pmod);
+
 /* 1 when every residue of the level·n words is below its limb's modulus. */
 int _hepa_limbs_ok(const hepa_ring *ring, size_t level, const uint64_t *a);
 

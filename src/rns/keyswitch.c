@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hepa/keyswitch.h"
+#include "hepa/rns.h"
 #include "ntt/internal.h"
 #include "rns/conv_core.h"
 #include "rns/internal.h"
@@ -21,6 +22,12 @@ struct hepa_ks {
                        * same limbs E·n words further (t1 after t0: ModDown's pair in one launch),
                        * then 2l for ModDown's targets (data limb p·l + i of the pair between its
                        * passes, modulus i; _hepa_dev_ntt_moddownn_cols) */
+    /* MODDOWN RESCALE (hepa_mul_relin_rescale), levels l >= 2: rs_tab[l] the word offset of the
+     * conversion table from q_(l-1), p_0 .. p_(K-1) (t's last K + 1 limbs, in that order) to
+     * q_0 .. q_(l-2); rs_map[l] the offset of its maps: 2K + 2 entries for the inverse NTT of
+     * those limbs of t0 then t1 (t1 = t0 + (l + K)·n), then 2(l - 1) for the targets (data limb
+     * p·(l - 1) + i, modulus i: _hepa_dev_ntt_moddownn_cols at level l - 1) */
+    size_t *rs_tab, *rs_map;
     uint64_t *tabs;   /* host tables, tabs_words */
     uint32_t *maps;   /* host maps, maps_len */
     size_t tabs_words, maps_len, dmax;
@@ -36,6 +43,9 @@ struct hepa_ks {
      * and its Shoup companion at 2 + 3i, 3 + 3i) then, when K = 1, 3L words (0, P mod q_i, 1/P
      * as double bits, from the conversion table) */
     uint64_t *ddown;
+    /* CUDA backend, MODDOWN RESCALE: per level l (at + (l - 2)·(1 + 3L) words, l >= 2) ModDown's
+     * constants as in ddown plus q_(l-1)^(-1) mod q_i at 1 + 3i, i < l - 1 */
+    uint64_t *drs;
 };
 
 struct hepa_ksk {
@@ -57,7 +67,8 @@ void hepa_ks_destroy(hepa_ks *ks) {
     if (ks->dmaps) _hepa_dev_free(ks->ring, ks->dmaps);
     if (ks->daux) _hepa_dev_free(ks->ring, ks->daux);
     if (ks->ddown) _hepa_dev_free(ks->ring, ks->ddown);
-    free(ks->aux);
+    if (ks->drs) _hepa_dev_free(ks->ring, ks->drs);
+    free(ks->aux), free(ks->rs_tab), free(ks->rs_map);
     free(ks->up_tab), free(ks->down_tab), free(ks->up_map), free(ks->up_map_len);
     free(ks->p_map), free(ks->tabs), free(ks->maps);
     free(ks);
@@ -111,9 +122,50 @@ static void build_levels(hepa_ks *ks) {
             _hepa_conv_build(r, ks->tabs + tw, src, K, dst, NULL, l);
         }
         tw += hepa_conv_words(K, l);
+        if (l < 2) continue;
+        /* MODDOWN RESCALE: sources q_(l-1) and P, targets q_0 .. q_(l-2) */
+        if (ks->maps) ks->rs_map[l] = mw;
+        for (size_t p = 0; p < 2; ++p)
+            for (size_t k = 0; k <= K; ++k, ++mw)
+                if (ks->maps)
+                    ks->maps[mw] = (uint32_t)((p * E + l - 1 + k) << 8 | (k ? L + k - 1 : l - 1));
+        for (size_t p = 0; p < 2; ++p)
+            for (size_t i = 0; i + 1 < l; ++i, ++mw)
+                if (ks->maps) ks->maps[mw] = (uint32_t)((p * (l - 1) + i) << 8 | i);
+        src[0] = l - 1;
+        for (size_t k = 0; k < K; ++k)
+            src[k + 1] = L + k;
+        if (ks->tabs) {
+            ks->rs_tab[l] = tw;
+            _hepa_conv_build(r, ks->tabs + tw, src, K + 1, dst, NULL, l - 1);
+        }
+        tw += hepa_conv_words(K + 1, l - 1);
     }
     ks->tabs_words = tw;
     ks->maps_len = mw;
+}
+
+/* ks->drs (MODDOWN RESCALE's last-pass constants, levels 2 .. L) onto the device */
+static hepa_status upload_drs(hepa_ks *ks) {
+    const hepa_ring *r = ks->ring;
+    const size_t L = ks->L, bw = 1 + 3 * L, words = (L - 1) * bw;
+    uint64_t *h = calloc(words, sizeof *h);
+    if (!h) return HEPA_ERR_OUT_OF_MEMORY;
+    uint64_t inv[HEPA_RING_MAX_MODULI], inv_sh[HEPA_RING_MAX_MODULI], qmod[HEPA_RING_MAX_MODULI];
+    for (size_t l = 2; l <= L; ++l) {
+        uint64_t *b = h + (l - 2) * bw;
+        _hepa_rescale_consts(r, l, inv, inv_sh, qmod);
+        for (size_t i = 0; i + 1 < l; ++i) {
+            b[1 + 3 * i] = inv[i];
+            b[2 + 3 * i] = ks->pinv[i];
+            b[3 + 3 * i] = ks->pinv_sh[i];
+        }
+    }
+    hepa_status s = _hepa_dev_alloc(r, (void **)&ks->drs, words * sizeof *h);
+    if (s == HEPA_OK) s = _hepa_dev_copy(r, ks->drs, h, words * sizeof *h, 0);
+    if (s == HEPA_OK) s = _hepa_dev_sync(r); /* h is freed below */
+    free(h);
+    return s;
 }
 
 hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring, size_t num_special,
@@ -134,6 +186,8 @@ hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring, size_t num_spec
     ks->up_map = calloc(L + 1, sizeof *ks->up_map);
     ks->up_map_len = calloc(L + 1, sizeof *ks->up_map_len);
     ks->p_map = calloc(L + 1, sizeof *ks->p_map);
+    ks->rs_tab = calloc(L + 1, sizeof *ks->rs_tab);
+    ks->rs_map = calloc(L + 1, sizeof *ks->rs_map);
     ks->tabs = malloc(ks->tabs_words * sizeof *ks->tabs);
     ks->maps = malloc(ks->maps_len * sizeof *ks->maps);
     /* aux: one-limb digits only. (Digits of 2-4 limbs have their conversion fused into the
@@ -144,7 +198,7 @@ hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring, size_t num_spec
     const int fused_up = on_device(ring) && digit_size == 1;
     if (fused_up) ks->aux = calloc(3 * ks->maps_len, sizeof *ks->aux);
     if (!ks->up_tab || !ks->down_tab || !ks->up_map || !ks->up_map_len || !ks->p_map ||
-        !ks->tabs || !ks->maps || (fused_up && !ks->aux)) {
+        !ks->rs_tab || !ks->rs_map || !ks->tabs || !ks->maps || (fused_up && !ks->aux)) {
         hepa_ks_destroy(ks);
         return HEPA_ERR_OUT_OF_MEMORY;
     }
@@ -194,6 +248,10 @@ hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring, size_t num_spec
             return s;
         }
         free(down);
+        if (L >= 2 && (s = upload_drs(ks)) != HEPA_OK) {
+            hepa_ks_destroy(ks);
+            return s;
+        }
     }
     *out = ks;
     return HEPA_OK;
@@ -401,7 +459,7 @@ static hepa_status modup_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64
         const hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
         if (s != HEPA_OK) return s;
         return _hepa_dev_ks_rows_inner(r, l, ks->K, ks->alpha, dnum_of(ks, l), t0, t1, ext, c,
-                                       key->data, key->comp, key->packed, 0, l + ks->K, pack_q,
+                                       key->data, key->comp, key->packed, 0, l + ks->K, pack_q, 0,
                                        1);
     }
     hepa_status s = _hepa_ks_modup(ks, l, ext, c, tmp);
@@ -476,7 +534,7 @@ static hepa_status dev_moddown(const hepa_ks *ks, const hepa_ring *on, size_t l,
     const uint64_t *conv1 = K == 1 ? ks->ddown + 1 + 3 * ks->L : NULL;
     return _hepa_dev_ntt_moddown(on, l, out0, out1, tmp, t0, t1, K == 1 ? t0 + l * n : tmp,
                                  K == 1 ? t1 + l * n : tmp + l * n, conv1, ks->ddown, add0, add1,
-                                 tens, packed, phase);
+                                 tens, packed, phase, 0);
 }
 
 /* ModDown, then out_k += add_k where add_k is not NULL (in the pass that writes out_k: its last
@@ -517,6 +575,62 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
         }
     }
     return HEPA_OK;
+}
+
+/* MODDOWN RESCALE (hepa_mul_relin_rescale on the device): ModDown by P·q_(l-1) instead of P.
+ * With x = t + P·d over Q_l ∪ P (t the inner product, d the tensor's d0 / d1), the exact
+ * centred conversion of x's limbs of q_(l-1) and P to q_0 .. q_(l-2) is y = c + P·r, c the
+ * centred value of t mod P (what ModDown converts) and r the centred last limb of ModDown's
+ * output (what the rescale subtracts): both are odd-modulus centred residues, so c + P·r lies in
+ * (-P·q/2, P·q/2) and is that centred value. Hence
+ *   out_i = ((t_i - NTT_i(y))·P^(-1) + d_i)·q_(l-1)^(-1)
+ * is word for word the rescale of ModDown's output, and one conversion (K + 1 sources) and one
+ * forward NTT of l - 1 limbs replace the rescale's inverse NTT, its l - 1 forward NTTs and its
+ * pass over the ciphertext. Device steps: the row pass of the P limbs and of q_(l-1) (8-byte
+ * words, for the next step), x's limb l - 1 = t + P·d there (_hepa_dev_ks_rescale_prep), the
+ * inverse NTT of the K + 1 limbs, the conversion + column pass (_hepa_dev_ntt_moddownn_cols at
+ * level l - 1 with K + 1 sources), and beside them the Q rows of q_0 .. q_(l-2); then ModDown's
+ * last pass at level l - 1 with d_i computed from the inputs and the sum scaled (XF 11). Where
+ * that chain is not built (rescale_fused), hepa_mul_relin_rescale runs the two steps. */
+static int rescale_fused(const hepa_ks *ks, size_t l) {
+    const hepa_ring *r = ks->ring;
+    return on_device(r) && ks->drs && l >= 2 && _hepa_dev_ks_packed(r);
+}
+
+/* MODDOWN RESCALE's chain up to the last pass, enqueued through `on`, after the row pass of the
+ * P limbs and q_(l-1)'s: x's limb l - 1, the inverse NTT of the K + 1 source limbs of t0 / t1,
+ * their conversion + column pass into tmp (the pair at tmp, tmp + (l - 1)·n). */
+static hepa_status dev_rescale_head(const hepa_ks *ks, const hepa_ring *on, size_t l, uint64_t *t0,
+                                    uint64_t *t1, uint64_t *tmp, const hepa_tensor_in *tens) {
+    const size_t n = on->n, K = ks->K;
+    const uint32_t *rm = ks->dmaps + ks->rs_map[l];
+    const uint64_t *tab = ks->dtabs + ks->rs_tab[l];
+    hepa_status s = _hepa_dev_ks_rescale_prep(on, l, t0, t1, tens, ks->pmod[l - 1]);
+    if (s == HEPA_OK) s = _hepa_dev_ntt_map(on, 1, t0, t0, rm, 2 * K + 2);
+    if (s != HEPA_OK) return s;
+    if (K + 1 <= HEPA_DEV_FUSED_CONV_MAX)
+        return _hepa_dev_ntt_moddownn_cols(on, l - 1, K + 1, tmp, t0 + (l - 1) * n, rm + 2 * K + 2,
+                                           tab);
+    /* more sources than the fused column pass takes: the conversion kernel (its targets in
+     * PACKED COLUMNS), then the forward NTT's passes but the last, in place */
+    const uint64_t smax = hepa_conv_smax(ks->tabs + ks->rs_tab[l]);
+    uint64_t *tmp1 = tmp + (l - 1) * n;
+    const hepa_conv_job jobs[2] = {{tab, t0 + (l - 1) * n, tmp, NULL, 0, 1, smax},
+                                   {tab, t1 + (l - 1) * n, tmp1, NULL, 0, 1, smax}};
+    if ((s = _hepa_dev_conv(on, jobs, 2, K + 1, 1)) != HEPA_OK) return s;
+    return _hepa_dev_ntt_moddown(on, l - 1, NULL, NULL, tmp, t0, t1, tmp, tmp1, NULL,
+                                 ks->drs + (l - 2) * (1 + 3 * ks->L), NULL, NULL, tens, 1, 1, 1);
+}
+
+/* MODDOWN RESCALE's last pass: (out0, out1) at level l - 1 */
+static hepa_status dev_rescale_tail(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
+                                    const uint64_t *t0, const uint64_t *t1, uint64_t *tmp,
+                                    const hepa_tensor_in *tens) {
+    const hepa_ring *r = ks->ring;
+    const uint64_t *drs = ks->drs + (l - 2) * (1 + 3 * ks->L);
+    uint64_t *tmp1 = tmp + (l - 1) * r->n;
+    return _hepa_dev_ntt_moddown(r, l - 1, out0, out1, tmp, t0, t1, tmp, tmp1, NULL, drs, NULL,
+                                 NULL, tens, 1, 2, 1);
 }
 
 /* Key switching on the device at n = 2^16, in hepa_keyswitch_add's layout: the row pass of
@@ -560,9 +674,11 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
 static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                                  uint64_t *t0, uint64_t *t1, uint64_t *ext, const uint64_t *c,
                                  uint64_t *tmp, const hepa_ksk *key, const uint64_t *add0,
-                                 const uint64_t *add1, const hepa_tensor_in *tens) {
+                                 const uint64_t *add1, const hepa_tensor_in *tens, int rescale) {
     const hepa_ring *r = ks->ring;
     const size_t K = ks->K, dn = dnum_of(ks, l);
+    /* the helper's rows: P's (and with MODDOWN RESCALE q_(l-1)'s, in 8-byte words) */
+    const size_t nh = rescale ? K + 1 : K;
     hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
     if (s != HEPA_OK || (s = _hepa_dev_fork(r)) != HEPA_OK) return s;
     /* the ring as seen through the helper stream */
@@ -574,13 +690,16 @@ static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     hv.dev = &hd;
     const int rows_pdl = !capturing; /* NO PDL IN GRAPHS, for both row passes */
     s = _hepa_dev_ks_rows_inner(&hv, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
-                                key->packed, 0, K, 0, rows_pdl);
-    if (s == HEPA_OK) s = dev_moddown(ks, &hv, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1, 1);
+                                key->packed, 0, nh, 0, rescale, rows_pdl);
+    if (s == HEPA_OK)
+        s = rescale ? dev_rescale_head(ks, &hv, l, t0, t1, tmp, tens)
+                    : dev_moddown(ks, &hv, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1, 1);
     if (s == HEPA_OK)
         s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
-                                    key->packed, K, l, 1, rows_pdl);
+                                    key->packed, nh, l + K - nh, 1, rescale, rows_pdl);
     const hepa_status sj = _hepa_dev_join(r); /* also after an error */
     if (s != HEPA_OK || (s = sj) != HEPA_OK) return s;
+    if (rescale) return dev_rescale_tail(ks, l, out0, out1, t0, t1, tmp, tens);
     return dev_moddown(ks, r, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1, 2);
 }
 
@@ -591,9 +710,9 @@ hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64
 
 /* Whether the ranges of `words` words at p and q overlap (compared as addresses: they may come
  * from different allocations). */
-static int overlaps(const uint64_t *p, const uint64_t *q, size_t words) {
-    const uintptr_t a = (uintptr_t)p, b = (uintptr_t)q, len = words * sizeof *p;
-    return a < b + len && b < a + len;
+static int overlaps2(const uint64_t *p, size_t pw, const uint64_t *q, size_t qw) {
+    const uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+    return a < b + qw * sizeof *q && b < a + pw * sizeof *p;
 }
 
 /* (out0, out1) = (add0, add1) + key switch of c, l limbs, with the scratch allocated here. With
@@ -616,9 +735,29 @@ static int overlaps(const uint64_t *p, const uint64_t *q, size_t words) {
  * On the device, t0 / t1's Q limbs travel in PACKED Q LIMBS between the fused row pass and
  * ModDown's last pass (5-byte words where the device packs them: modup_inner's pack_q; see
  * ks_rows_inner_kernel's store for the measurements). */
+/* MODDOWN RESCALE on the ring's stream alone (n other than 2^16): as dev_keyswitch's chain */
+static hepa_status dev_keyswitch1_rescale(const hepa_ks *ks, size_t l, uint64_t *out0,
+                                          uint64_t *out1, uint64_t *t0, uint64_t *t1, uint64_t *ext,
+                                          const uint64_t *c, uint64_t *tmp, const hepa_ksk *key,
+                                          const hepa_tensor_in *tens) {
+    const hepa_ring *r = ks->ring;
+    const size_t K = ks->K, dn = dnum_of(ks, l);
+    hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
+    if (s == HEPA_OK)
+        s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
+                                    key->packed, 0, K + 1, 0, 1, 1);
+    if (s == HEPA_OK)
+        s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
+                                    key->packed, K + 1, l - 1, 1, 1, 1);
+    if (s == HEPA_OK) s = dev_rescale_head(ks, r, l, t0, t1, tmp, tens);
+    return s == HEPA_OK ? dev_rescale_tail(ks, l, out0, out1, t0, t1, tmp, tens) : s;
+}
+
+/* rescale (MODDOWN RESCALE, where rescale_fused holds; mul set): out0, out1 take level l - 1 and
+ * must not overlap the inputs. */
 static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                                  const uint64_t *c, const hepa_ksk *key, const uint64_t *add0,
-                                 const uint64_t *add1, const hepa_tensor_in *mul) {
+                                 const uint64_t *add1, const hepa_tensor_in *mul, int rescale) {
     const hepa_ring *r = ks->ring;
     const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l);
     const size_t words = (dn * E + 2 * E + 2 * l + (mul ? l : 0)) * n;
@@ -637,11 +776,11 @@ static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     if (mul) {
         uint64_t *d2 = tmp + 2 * l * n;
         c = d2;
-        const size_t w = l * n;
+        const size_t w = l * n, wo = rescale ? w - n : w; /* (MODDOWN RESCALE: level l - 1) */
         const uint64_t *in[4] = {mul->a0, mul->a1, mul->b0, mul->b1};
         int alias = 0;
         for (int k = 0; k < 4; ++k)
-            alias |= overlaps(out0, in[k], w) || overlaps(out1, in[k], w);
+            alias |= overlaps2(out0, wo, in[k], w) || overlaps2(out1, wo, in[k], w);
         if (dev && r->log_n >= 13 && !alias) {
             tens = mul;
             s = _hepa_dev_tensor(r, l, NULL, NULL, d2, mul->a0, mul->a1, mul->b0, mul->b1);
@@ -652,9 +791,13 @@ static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, ui
         }
     }
     if (tens) add0 = add1 = NULL;
+    if (rescale && s == HEPA_OK && !tens) s = HEPA_ERR_INVALID_ARGUMENT; /* (callers check) */
     if (s == HEPA_OK) {
         if (dev && r->log_n == 16)
-            s = dev_keyswitch(ks, l, out0, out1, t0, t1, ext, c, tmp, key, add0, add1, tens);
+            s = dev_keyswitch(ks, l, out0, out1, t0, t1, ext, c, tmp, key, add0, add1, tens,
+                              rescale);
+        else if (rescale) /* MODDOWN RESCALE on one stream */
+            s = dev_keyswitch1_rescale(ks, l, out0, out1, t0, t1, ext, c, tmp, key, tens);
         else if ((s = modup_inner(ks, l, t0, t1, ext, c, tmp, key, 1)) == HEPA_OK)
             s = moddown(ks, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1);
     }
@@ -682,29 +825,84 @@ hepa_status hepa_keyswitch_add(const hepa_ks *ks, hepa_poly *out0, hepa_poly *ou
     if (c->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
     for (int k = 0; k < 2; ++k)
         if (adds[k] && adds[k]->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
-    const hepa_status s = keyswitch_run(ks, l, out0->data, out1->data, c->data, key,
-                                        add0 ? add0->data : NULL, add1 ? add1->data : NULL, NULL);
+    const hepa_status s =
+        keyswitch_run(ks, l, out0->data, out1->data, c->data, key, add0 ? add0->data : NULL,
+                      add1 ? add1->data : NULL, NULL, 0);
     if (s == HEPA_OK) out0->domain = out1->domain = HEPA_DOMAIN_NTT;
     return s;
+}
+
+/* The argument checks of hepa_mul_relin (down = 0) and hepa_mul_relin_rescale (down = 1: the
+ * outputs one level below the inputs, which must be above level 1) */
+static hepa_status mul_args(const hepa_ks *ks, const hepa_poly *out0, const hepa_poly *out1,
+                            const hepa_poly *const in[4], const hepa_ksk *rlk, size_t down) {
+    if (!ks || !out0 || !out1 || !in[0] || !in[1] || !in[2] || !in[3] || !rlk)
+        return HEPA_ERR_INVALID_ARGUMENT;
+    if (out0 == out1) return HEPA_ERR_INVALID_ARGUMENT;
+    const hepa_ring *r = ks->ring;
+    const size_t l = in[0]->level;
+    if (out0->ring != r || out1->ring != r || rlk->ks != ks) return HEPA_ERR_MISMATCH;
+    for (int k = 0; k < 4; ++k)
+        if (in[k]->ring != r || in[k]->level != l) return HEPA_ERR_MISMATCH;
+    if (l > ks->L) return HEPA_ERR_MISMATCH;
+    if (l <= down) return HEPA_ERR_RANGE;
+    if (out0->level != l - down || out1->level != l - down) return HEPA_ERR_MISMATCH;
+    for (int k = 0; k < 4; ++k)
+        if (in[k]->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
+    return HEPA_OK;
 }
 
 hepa_status hepa_mul_relin(const hepa_ks *ks, hepa_poly *out0, hepa_poly *out1, const hepa_poly *a0,
                            const hepa_poly *a1, const hepa_poly *b0, const hepa_poly *b1,
                            const hepa_ksk *rlk) {
-    if (!ks || !out0 || !out1 || !a0 || !a1 || !b0 || !b1 || !rlk) return HEPA_ERR_INVALID_ARGUMENT;
-    if (out0 == out1) return HEPA_ERR_INVALID_ARGUMENT;
-    const hepa_ring *r = ks->ring;
-    const size_t l = a0->level;
-    if (out0->ring != r || out1->ring != r || rlk->ks != ks) return HEPA_ERR_MISMATCH;
-    const hepa_poly *in[4] = {a0, a1, b0, b1};
-    for (int k = 0; k < 4; ++k)
-        if (in[k]->ring != r || in[k]->level != l) return HEPA_ERR_MISMATCH;
-    if (l > ks->L || out0->level != l || out1->level != l) return HEPA_ERR_MISMATCH;
-    for (int k = 0; k < 4; ++k)
-        if (in[k]->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
+    const hepa_poly *const in[4] = {a0, a1, b0, b1};
+    hepa_status s = mul_args(ks, out0, out1, in, rlk, 0);
+    if (s != HEPA_OK) return s;
     const hepa_tensor_in mul = {a0->data, a1->data, b0->data, b1->data};
-    const hepa_status s =
-        keyswitch_run(ks, l, out0->data, out1->data, NULL, rlk, out0->data, out1->data, &mul);
+    s = keyswitch_run(ks, a0->level, out0->data, out1->data, NULL, rlk, out0->data, out1->data,
+                      &mul, 0);
+    if (s == HEPA_OK) out0->domain = out1->domain = HEPA_DOMAIN_NTT;
+    return s;
+}
+
+hepa_status hepa_mul_relin_rescale(const hepa_ks *ks, hepa_poly *out0, hepa_poly *out1,
+                                   const hepa_poly *a0, const hepa_poly *a1, const hepa_poly *b0,
+                                   const hepa_poly *b1, const hepa_ksk *rlk) {
+    const hepa_poly *const in[4] = {a0, a1, b0, b1};
+    hepa_status s = mul_args(ks, out0, out1, in, rlk, 1);
+    if (s != HEPA_OK) return s;
+    const hepa_ring *r = ks->ring;
+    const size_t l = a0->level, n = r->n;
+    int alias = 0; /* (distinct polynomials own distinct buffers; checked all the same) */
+    for (int k = 0; k < 4; ++k)
+        alias |= overlaps2(out0->data, (l - 1) * n, in[k]->data, l * n) ||
+                 overlaps2(out1->data, (l - 1) * n, in[k]->data, l * n);
+    if (rescale_fused(ks, l) && !alias) {
+        const hepa_tensor_in mul = {a0->data, a1->data, b0->data, b1->data};
+        s = keyswitch_run(ks, l, out0->data, out1->data, NULL, rlk, NULL, NULL, &mul, 1);
+    } else { /* the two steps, through a level-l pair in scratch (then the rescale's) */
+        const int dev = on_device(r);
+        const size_t words = 3 * l * n;
+        uint64_t *m0 = NULL;
+        if (dev) {
+            if ((s = _hepa_dev_alloc(r, (void **)&m0, words * sizeof *m0)) != HEPA_OK) return s;
+        } else if (!(m0 = malloc(words * sizeof *m0))) {
+            return HEPA_ERR_OUT_OF_MEMORY;
+        }
+        uint64_t *m1 = m0 + l * n, *tmp = m1 + l * n;
+        const hepa_tensor_in mul = {a0->data, a1->data, b0->data, b1->data};
+        s = keyswitch_run(ks, l, m0, m1, NULL, rlk, m0, m1, &mul, 0);
+        if (s == HEPA_OK && dev)
+            s = _hepa_dev_rescale(r, l, out0->data, m0, out1->data, m1, 1, tmp);
+        if (s == HEPA_OK && !dev) {
+            _hepa_host_rescale(r, l, out0->data, m0, 1, tmp);
+            _hepa_host_rescale(r, l, out1->data, m1, 1, tmp);
+        }
+        if (dev)
+            _hepa_dev_free(r, m0);
+        else
+            free(m0);
+    }
     if (s == HEPA_OK) out0->domain = out1->domain = HEPA_DOMAIN_NTT;
     return s;
 }

@@ -60,6 +60,37 @@ __global__ void tensor_kernel(uint64_t *d0, uint64_t *d1, uint64_t *d2, const ui
     reinterpret_cast<ulonglong2 *>(d2)[p] = r2;
 }
 
+// MODDOWN RESCALE's first step (_hepa_dev_ks_rescale_prep): t_k += P·d_k on the one limb of
+// q_(level-1), d_k from the tensor's inputs. Bytes: 6 words read, 2 written per coefficient
+// (1 MiB of data at n = 2^16): a latency-bound launch on the key switch's helper chain.
+__global__ void ks_rescale_prep_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *a0,
+                                       const uint64_t *a1, const uint64_t *b0, const uint64_t *b1,
+                                       const hepa_modulus m, uint64_t pmod, uint64_t pmod_sh,
+                                       size_t pairs) {
+    pdl_wait(); // (launched without PDL; no-op then)
+    pdl_trigger();
+    const size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= pairs) return;
+    const uint64_t q = m.value;
+    const ulonglong2 x0 = reinterpret_cast<const ulonglong2 *>(a0)[p];
+    const ulonglong2 x1 = reinterpret_cast<const ulonglong2 *>(a1)[p];
+    const ulonglong2 y0 = reinterpret_cast<const ulonglong2 *>(b0)[p];
+    const ulonglong2 y1 = reinterpret_cast<const ulonglong2 *>(b1)[p];
+    ulonglong2 u0 = reinterpret_cast<const ulonglong2 *>(t0)[p];
+    ulonglong2 u1 = reinterpret_cast<const ulonglong2 *>(t1)[p];
+    auto step = [&](unsigned long long &r0, unsigned long long &r1, uint64_t xa0, uint64_t xa1,
+                    uint64_t yb0, uint64_t yb1) {
+        const uint64_t d0 = hepa_mod_mul(xa0, yb0, &m);
+        const uint64_t d1 = hepa_mod_add(hepa_mod_mul(xa0, yb1, &m), hepa_mod_mul(xa1, yb0, &m), q);
+        r0 = hepa_mod_add(r0, hepa_mul_shoup(d0, pmod, pmod_sh, q), q);
+        r1 = hepa_mod_add(r1, hepa_mul_shoup(d1, pmod, pmod_sh, q), q);
+    };
+    step(u0.x, u1.x, x0.x, x1.x, y0.x, y1.x);
+    step(u0.y, u1.y, x0.y, x1.y, y0.y, y1.y);
+    reinterpret_cast<ulonglong2 *>(t0)[p] = u0;
+    reinterpret_cast<ulonglong2 *>(t1)[p] = u1;
+}
+
 struct PerLimb {
     uint64_t a[HEPA_RING_MAX_MODULI], b[HEPA_RING_MAX_MODULI], c[HEPA_RING_MAX_MODULI];
 };
@@ -370,6 +401,18 @@ extern "C" hepa_status _hepa_dev_tensor(const hepa_ring *ring, size_t level, uin
         tensor_kernel<false><<<blocks_for(pairs), kThreads, 0, st>>>(
             d0, d1, d2, a0, a1, b0, b1, ring->dev->limbs, (int)ring->log_n, pairs);
     return _hepa_dev_status(cudaGetLastError(), "tensor kernel");
+}
+
+extern "C" hepa_status _hepa_dev_ks_rescale_prep(const hepa_ring *ring, size_t level, uint64_t *t0,
+                                                 uint64_t *t1, const hepa_tensor_in *tens,
+                                                 uint64_t pmod) {
+    if (level == 0 || !tens) return HEPA_ERR_INVALID_ARGUMENT;
+    const size_t n = ring->n, pairs = n / 2, o = (level - 1) * n;
+    const hepa_modulus m = ring->mods[level - 1];
+    ks_rescale_prep_kernel<<<blocks_for(pairs), kThreads, 0, (cudaStream_t)ring->dev->stream>>>(
+        t0 + o, t1 + o, tens->a0 + o, tens->a1 + o, tens->b0 + o, tens->b1 + o, m, pmod,
+        hepa_shoup_precompute(pmod, m.value), pairs);
+    return _hepa_dev_status(cudaGetLastError(), "MODDOWN RESCALE's first step");
 }
 
 extern "C" hepa_status _hepa_dev_rescale(const hepa_ring *ring, size_t level, uint64_t *out0,

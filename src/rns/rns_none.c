@@ -56,3 +56,8 @@ hepa_status _hepa_dev_sub_scale(const hepa_ring *ring, size_t level, int npoly, 
         (void)out1, (void)a1, (void)b1, (void)s, (void)s_sh;
     return HEPA_ERR_NO_DEVICE;
 }
+hepa_status _hepa_dev_ks_rescale_prep(const hepa_ring *ring, size_t level, uint64_t *t0,
+                                      uint64_t *t1, const hepa_tensor_in *tens, uint64_t pmod) {
+    (void)ring, (void)level, (void)t0, (void)t1, (void)tens, (void)pmod;
+    return HEPA_ERR_NO_DEVICE;
+}

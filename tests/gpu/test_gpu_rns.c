@@ -345,6 +345,24 @@ static void check_keyswitch_q(size_t n, size_t L, size_t K, size_t alpha, unsign
         T_OK(hepa_mul_relin(kd, x[3].d, x[2].d, x[2].d, x[3].d, x[2].d, x[3].d, keyd));
         twin_check(x[3], "mul_relin squaring, out0", n);
         twin_check(x[2], "mul_relin squaring, out1", n);
+        if (l >= 2) { /* hepa_mul_relin_rescale (MODDOWN RESCALE where the device fuses it; the
+                       * host runs mul_relin then rescale_pair), then squaring */
+            twin r0 = twin_out(&p, l - 1), r1 = twin_out(&p, l - 1);
+            T_OK(hepa_mul_relin_rescale(kh, r0.h, r1.h, x[0].h, x[1].h, x[2].h, x[3].h, keyh));
+            T_OK(hepa_mul_relin_rescale(kd, r0.d, r1.d, x[0].d, x[1].d, x[2].d, x[3].d, keyd));
+            twin_check(r0, "mul_relin_rescale out0", n);
+            twin_check(r1, "mul_relin_rescale out1", n);
+            T_OK(hepa_mul_relin_rescale(kh, r0.h, r1.h, x[2].h, x[3].h, x[2].h, x[3].h, keyh));
+            T_OK(hepa_mul_relin_rescale(kd, r0.d, r1.d, x[2].d, x[3].d, x[2].d, x[3].d, keyd));
+            twin_check(r0, "mul_relin_rescale squaring, out0", n);
+            twin_check(r1, "mul_relin_rescale squaring, out1", n);
+            twin_free(r0), twin_free(r1);
+        } else {
+            twin r0 = twin_out(&p, 1), r1 = twin_out(&p, 1);
+            T_STATUS(hepa_mul_relin_rescale(kd, r0.d, r1.d, x[0].d, x[1].d, x[2].d, x[3].d, keyd),
+                     HEPA_ERR_RANGE);
+            twin_free(r0), twin_free(r1);
+        }
         for (int k = 0; k < 4; ++k)
             twin_free(x[k]);
         twin_free(m0), twin_free(m1);
@@ -361,6 +379,20 @@ static void check_keyswitch_q(size_t n, size_t L, size_t K, size_t alpha, unsign
             T_OK(hepa_mul_relin(kd, m0.d, m1.d, x[0].d, x[1].d, x[2].d, x[3].d, keyd));
             twin_check(m0, top ? "mul_relin of q - 1, out0" : "mul_relin of edge words, out0", n);
             twin_check(m1, top ? "mul_relin of q - 1, out1" : "mul_relin of edge words, out1", n);
+            if (L >= 2) {
+                twin r0 = twin_out(&p, L - 1), r1 = twin_out(&p, L - 1);
+                T_OK(hepa_mul_relin_rescale(kh, r0.h, r1.h, x[0].h, x[1].h, x[2].h, x[3].h, keyh));
+                T_OK(hepa_mul_relin_rescale(kd, r0.d, r1.d, x[0].d, x[1].d, x[2].d, x[3].d, keyd));
+                twin_check(r0,
+                           top ? "mul_relin_rescale of q - 1, out0"
+                               : "mul_relin_rescale of edge words, out0",
+                           n);
+                twin_check(r1,
+                           top ? "mul_relin_rescale of q - 1, out1"
+                               : "mul_relin_rescale of edge words, out1",
+                           n);
+                twin_free(r0), twin_free(r1);
+            }
             if (!top) {
                 T_OK(hepa_mul_relin(kh, m0.h, m1.h, x[0].h, x[1].h, x[0].h, x[1].h, keyh));
                 T_OK(hepa_mul_relin(kd, m0.d, m1.d, x[0].d, x[1].d, x[0].d, x[1].d, keyd));
