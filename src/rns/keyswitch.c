@@ -592,6 +592,10 @@ static hepa_status moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t
  * level l - 1 with K + 1 sources), and beside them the Q rows of q_0 .. q_(l-2); then ModDown's
  * last pass at level l - 1 with d_i computed from the inputs and the sum scaled (XF 11). Where
  * that chain is not built (rescale_fused), hepa_mul_relin_rescale runs the two steps. */
+/* MODDOWN RESCALE's last-pass constants of level l (ks->drs's layout) */
+static const uint64_t *drs_of(const hepa_ks *ks, size_t l) {
+    return ks->drs + (l - 2) * (1 + 3 * ks->L);
+}
 static int rescale_fused(const hepa_ks *ks, size_t l) {
     const hepa_ring *r = ks->ring;
     return on_device(r) && ks->drs && l >= 2 && _hepa_dev_ks_packed(r);
@@ -618,8 +622,8 @@ static hepa_status dev_rescale_head(const hepa_ks *ks, const hepa_ring *on, size
     const hepa_conv_job jobs[2] = {{tab, t0 + (l - 1) * n, tmp, NULL, 0, 1, smax},
                                    {tab, t1 + (l - 1) * n, tmp1, NULL, 0, 1, smax}};
     if ((s = _hepa_dev_conv(on, jobs, 2, K + 1, 1)) != HEPA_OK) return s;
-    return _hepa_dev_ntt_moddown(on, l - 1, NULL, NULL, tmp, t0, t1, tmp, tmp1, NULL,
-                                 ks->drs + (l - 2) * (1 + 3 * ks->L), NULL, NULL, tens, 1, 1, 1);
+    return _hepa_dev_ntt_moddown(on, l - 1, NULL, NULL, tmp, t0, t1, tmp, tmp1, NULL, drs_of(ks, l),
+                                 NULL, NULL, tens, 1, 1, 1);
 }
 
 /* MODDOWN RESCALE's last pass: (out0, out1) at level l - 1 */
@@ -627,10 +631,9 @@ static hepa_status dev_rescale_tail(const hepa_ks *ks, size_t l, uint64_t *out0,
                                     const uint64_t *t0, const uint64_t *t1, uint64_t *tmp,
                                     const hepa_tensor_in *tens) {
     const hepa_ring *r = ks->ring;
-    const uint64_t *drs = ks->drs + (l - 2) * (1 + 3 * ks->L);
     uint64_t *tmp1 = tmp + (l - 1) * r->n;
-    return _hepa_dev_ntt_moddown(r, l - 1, out0, out1, tmp, t0, t1, tmp, tmp1, NULL, drs, NULL,
-                                 NULL, tens, 1, 2, 1);
+    return _hepa_dev_ntt_moddown(r, l - 1, out0, out1, tmp, t0, t1, tmp, tmp1, NULL, drs_of(ks, l),
+                                 NULL, NULL, tens, 1, 2, 1);
 }
 
 /* Key switching on the device at n = 2^16, in hepa_keyswitch_add's layout: the row pass of
@@ -708,11 +711,38 @@ hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64
     return moddown(ks, l, out0, out1, t0, t1, tmp, NULL, NULL, NULL, 0);
 }
 
-/* Whether the ranges of `words` words at p and q overlap (compared as addresses: they may come
- * from different allocations). */
+/* MODDOWN RESCALE on the ring's stream alone (n other than 2^16): as dev_keyswitch's chain */
+static hepa_status dev_keyswitch1_rescale(const hepa_ks *ks, size_t l, uint64_t *out0,
+                                          uint64_t *out1, uint64_t *t0, uint64_t *t1, uint64_t *ext,
+                                          const uint64_t *c, uint64_t *tmp, const hepa_ksk *key,
+                                          const hepa_tensor_in *tens) {
+    const hepa_ring *r = ks->ring;
+    const size_t K = ks->K, dn = dnum_of(ks, l);
+    hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
+    if (s == HEPA_OK)
+        s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
+                                    key->packed, 0, K + 1, 0, 1, 1);
+    if (s == HEPA_OK)
+        s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
+                                    key->packed, K + 1, l - 1, 1, 1, 1);
+    if (s == HEPA_OK) s = dev_rescale_head(ks, r, l, t0, t1, tmp, tens);
+    return s == HEPA_OK ? dev_rescale_tail(ks, l, out0, out1, t0, t1, tmp, tens) : s;
+}
+
+/* Whether pw words at p and qw words at q overlap (compared as addresses: they may come from
+ * different allocations). */
 static int overlaps2(const uint64_t *p, size_t pw, const uint64_t *q, size_t qw) {
     const uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
     return a < b + qw * sizeof *q && b < a + pw * sizeof *p;
+}
+/* Whether out0 or out1 (wo words each) overlaps one of the tensor inputs (wi words each) */
+static int outs_overlap(const uint64_t *out0, const uint64_t *out1, size_t wo,
+                        const hepa_tensor_in *mul, size_t wi) {
+    const uint64_t *in[4] = {mul->a0, mul->a1, mul->b0, mul->b1};
+    int alias = 0;
+    for (int k = 0; k < 4; ++k)
+        alias |= overlaps2(out0, wo, in[k], wi) || overlaps2(out1, wo, in[k], wi);
+    return alias;
 }
 
 /* (out0, out1) = (add0, add1) + key switch of c, l limbs, with the scratch allocated here. With
@@ -734,27 +764,9 @@ static int overlaps2(const uint64_t *p, size_t pw, const uint64_t *q, size_t qw)
  * d1 that the overlap hid.)
  * On the device, t0 / t1's Q limbs travel in PACKED Q LIMBS between the fused row pass and
  * ModDown's last pass (5-byte words where the device packs them: modup_inner's pack_q; see
- * ks_rows_inner_kernel's store for the measurements). */
-/* MODDOWN RESCALE on the ring's stream alone (n other than 2^16): as dev_keyswitch's chain */
-static hepa_status dev_keyswitch1_rescale(const hepa_ks *ks, size_t l, uint64_t *out0,
-                                          uint64_t *out1, uint64_t *t0, uint64_t *t1, uint64_t *ext,
-                                          const uint64_t *c, uint64_t *tmp, const hepa_ksk *key,
-                                          const hepa_tensor_in *tens) {
-    const hepa_ring *r = ks->ring;
-    const size_t K = ks->K, dn = dnum_of(ks, l);
-    hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
-    if (s == HEPA_OK)
-        s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
-                                    key->packed, 0, K + 1, 0, 1, 1);
-    if (s == HEPA_OK)
-        s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
-                                    key->packed, K + 1, l - 1, 1, 1, 1);
-    if (s == HEPA_OK) s = dev_rescale_head(ks, r, l, t0, t1, tmp, tens);
-    return s == HEPA_OK ? dev_rescale_tail(ks, l, out0, out1, t0, t1, tmp, tens) : s;
-}
-
-/* rescale (MODDOWN RESCALE, where rescale_fused holds; mul set): out0, out1 take level l - 1 and
- * must not overlap the inputs. */
+ * ks_rows_inner_kernel's store for the measurements).
+ * rescale (MODDOWN RESCALE, where rescale_fused holds; mul set): out0, out1 take level l - 1 and
+ * must not overlap the inputs (outs_overlap). */
 static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                                  const uint64_t *c, const hepa_ksk *key, const uint64_t *add0,
                                  const uint64_t *add1, const hepa_tensor_in *mul, int rescale) {
@@ -777,10 +789,7 @@ static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, ui
         uint64_t *d2 = tmp + 2 * l * n;
         c = d2;
         const size_t w = l * n, wo = rescale ? w - n : w; /* (MODDOWN RESCALE: level l - 1) */
-        const uint64_t *in[4] = {mul->a0, mul->a1, mul->b0, mul->b1};
-        int alias = 0;
-        for (int k = 0; k < 4; ++k)
-            alias |= overlaps2(out0, wo, in[k], w) || overlaps2(out1, wo, in[k], w);
+        const int alias = outs_overlap(out0, out1, wo, mul, w);
         if (dev && r->log_n >= 13 && !alias) {
             tens = mul;
             s = _hepa_dev_tensor(r, l, NULL, NULL, d2, mul->a0, mul->a1, mul->b0, mul->b1);
@@ -873,12 +882,9 @@ hepa_status hepa_mul_relin_rescale(const hepa_ks *ks, hepa_poly *out0, hepa_poly
     if (s != HEPA_OK) return s;
     const hepa_ring *r = ks->ring;
     const size_t l = a0->level, n = r->n;
-    int alias = 0; /* (distinct polynomials own distinct buffers; checked all the same) */
-    for (int k = 0; k < 4; ++k)
-        alias |= overlaps2(out0->data, (l - 1) * n, in[k]->data, l * n) ||
-                 overlaps2(out1->data, (l - 1) * n, in[k]->data, l * n);
-    if (rescale_fused(ks, l) && !alias) {
-        const hepa_tensor_in mul = {a0->data, a1->data, b0->data, b1->data};
+    const hepa_tensor_in mul = {a0->data, a1->data, b0->data, b1->data};
+    /* (distinct polynomials own distinct buffers; checked all the same) */
+    if (rescale_fused(ks, l) && !outs_overlap(out0->data, out1->data, (l - 1) * n, &mul, l * n)) {
         s = keyswitch_run(ks, l, out0->data, out1->data, NULL, rlk, NULL, NULL, &mul, 1);
     } else { /* the two steps, through a level-l pair in scratch (then the rescale's) */
         const int dev = on_device(r);
@@ -890,7 +896,6 @@ hepa_status hepa_mul_relin_rescale(const hepa_ks *ks, hepa_poly *out0, hepa_poly
             return HEPA_ERR_OUT_OF_MEMORY;
         }
         uint64_t *m1 = m0 + l * n, *tmp = m1 + l * n;
-        const hepa_tensor_in mul = {a0->data, a1->data, b0->data, b1->data};
         s = keyswitch_run(ks, l, m0, m1, NULL, rlk, m0, m1, &mul, 0);
         if (s == HEPA_OK && dev)
             s = _hepa_dev_rescale(r, l, out0->data, m0, out1->data, m1, 1, tmp);
