@@ -215,11 +215,15 @@ hepa_status _hepa_dev_ntt_modupn_cols(const struct hepa_ring *ring, size_t level
  * then set hepa_conv_job::pack. */
 int _hepa_dev_ks_packed(const struct hepa_ring *ring);
 /* The most sources (digit limbs, special primes) that the fused conversions above and below take
- * (modupn_cols_kernel, ntt_cuda.cu: 3 or 4, the kernel's limit; see MODUP COLUMNS, DIGITS OF 2-4
- * LIMBS there for what 4 measured). keyswitch.c reads it to pick ModDown's route. */
+ * (modupn_cols_kernel, ntt_cuda.cu: 3 or 4; see MODUP COLUMNS, DIGITS OF 2-4 LIMBS there for what
+ * 4 measured). keyswitch.c reads it to pick ModUp's and ModDown's routes. */
 #ifndef HEPA_DEV_FUSED_CONV_MAX
 #define HEPA_DEV_FUSED_CONV_MAX 4
 #endif
+/* The same for MODDOWN RESCALE's conversion (keyswitch.c: K special primes and q_(l-1)), the
+ * kernel's own limit: modupn_cols_kernel is built with 5 sources for this route alone, so P = 4
+ * is fused too (H100, 2^16/33: hepa_mul_relin_rescale 578 -> 520 µs). */
+#define HEPA_DEV_RESCALE_CONV_MAX 5
 /* ModDown's first NTT pass with its conversion fused in, K = 2 .. HEPA_DEV_FUSED_CONV_MAX
  * special primes, where
  * _hepa_dev_ks_packed holds (HEPA_ERR_UNSUPPORTED otherwise): coef = t0's K coefficient-domain

@@ -1377,11 +1377,11 @@ tile_body(const unsigned bx, const unsigned by, const unsigned tid, uint64_t *ou
         // hot (same call). So do the fused inverse and ModDown's last pass below 2^16, XF 9 / 10
         // / 11 without STG, whose builds spilled 20 and 8 more bytes with them. Measured with
         // MODDOWN RESCALE in the same build (H100, same call, two rounds against 16a3ce2):
-        // hepa_mul_relin at 2^16/33 2.5-6 µs slower at P = 1, 2, 3 and level at P = 4, perhaps
-        // through ntt2_kernel, which runs the inverse NTT of ModDown's P limbs on the helper chain
-        // (bench/results/2026-12-07-h100-moddown-rescale.md). The SHARED-WINDOW addresses
-        // everywhere but XF 2 and XF 11 without STG is bench/experiments/ntt_xchg32_wide.patch,
-        // not yet run on a GPU.)
+        // hepa_mul_relin at 2^16/33 2.5-6 µs slower at P = 1, 2, 3 and level at P = 4. Not from
+        // this condition: the SHARED-WINDOW addresses everywhere but XF 2 and XF 11 without STG
+        // measured the same there (P = 3 536.4, 536.0 against 536.1, 536.0 µs; 2^16/34 inverse
+        // 27.0, 27.0 against 26.9, 27.0 hot) and no better at 2^15/34 (inverse 16.9, 17.0
+        // against 16.8, 16.5 hot; bench/results/2026-12-07-h100-ns5-wide-ab.md).)
         constexpr bool XW = XF != 2 && !FUSED && (STG || (!INV && !X9 && XF != 10));
         run_steps<GB, CB, S, INV, LAST, STG, FP, 0, true, RED0, XW>(v, c, smem, lane, warp, gx0,
                                                                     logn, tw);
@@ -2092,6 +2092,9 @@ __global__ void __launch_bounds__(1 << GB, 1024 >> GB)
 // own in 8 bytes) was slower in a same-call A/B: P = 3 624 -> 650 µs, P = 4 632 -> 653 with
 // alpha 4 fused so (a second load and the recombination per term, 16-20 more bytes of spills
 // under the 64-register cap, and digit 0's launch alone).
+// NS = 5 serves MODDOWN RESCALE at K = 4 alone (HEPA_DEV_RESCALE_CONV_MAX: 124-126 registers, no
+// spills; H100, 2^16/33, same call, two rounds: hepa_mul_relin_rescale 578.2, 577.5 -> 519.8,
+// 520.2 µs against the conversion kernel plus a separate column pass).
 // (An earlier fusion of these digits into ntt_tile_kernel, one target per block, each reading
 // v_k and u back from memory, was slower than the conversion kernel: see hepa_ks_create.)
 #ifndef HEPA_MODUPN_CORR_FMA
@@ -2212,7 +2215,7 @@ __global__ void __launch_bounds__(1 << GB, modupn_min_blocks<GB, NS>())
     constexpr int CB = 3, S = 8, T = 1 << GB;
     constexpr Schedule sch = Sched<GB, CB, false>::value;
     constexpr Map lm = LoadMap<GB, CB, false>::value;
-    static_assert(NS >= 1 && NS <= 4, "u takes 4 bits a slot: at most 15");
+    static_assert(NS >= 1 && NS <= 5, "u takes 4 bits a slot: at most 15");
     extern __shared__ __align__(1024) uint64_t smem_dyn[]; // (SHARED-WINDOW EXCHANGES)
     // the exchange area (8T words), then v: v_k of slot s at vs[(8k + s)·T]
     uint64_t *const vs = smem_dyn + 8 * T + threadIdx.x;
@@ -2861,11 +2864,12 @@ cudaError_t launch_modupn_cols_any(const hepa_ring *ring, unsigned ns, unsigned 
     case 3:
         return launch_modupn_cols<GB, 3>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs, st,
                                          blocks, early);
-    case 4: // (built only where HEPA_DEV_FUSED_CONV_MAX allows it)
-        if constexpr (HEPA_DEV_FUSED_CONV_MAX >= 4)
-            return launch_modupn_cols<GB, 4>(ring, j0, digits, alpha, run, nt, ext, coef, map,
-                                             tabs, st, blocks, early);
-        return cudaErrorInvalidValue;
+    case 4: // (HEPA_DEV_FUSED_CONV_MAX = 3 leaves it to MODDOWN RESCALE at K = 3)
+        return launch_modupn_cols<GB, 4>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs, st,
+                                         blocks, early);
+    case 5: // (MODDOWN RESCALE at K = 4 only, HEPA_DEV_RESCALE_CONV_MAX: q_(l-1) and P)
+        return launch_modupn_cols<GB, 5>(ring, j0, digits, alpha, run, nt, ext, coef, map, tabs, st,
+                                         blocks, early);
     default:
         return cudaErrorInvalidValue;
     }
@@ -3453,15 +3457,14 @@ extern "C" int _hepa_dev_ks_packed(const hepa_ring *ring) {
 extern "C" hepa_status _hepa_dev_ntt_moddownn_cols(const hepa_ring *ring, size_t level, size_t K,
                                                    uint64_t *mid, const uint64_t *coef,
                                                    const uint32_t *map, const uint64_t *tab) {
-    if (!ks_packed(ring) || K < 2 || K > HEPA_DEV_FUSED_CONV_MAX || level == 0)
+    if (!ks_packed(ring) || K < 2 || K > HEPA_DEV_RESCALE_CONV_MAX || level == 0)
         return HEPA_ERR_UNSUPPORTED;
     ModupnTabs tb{};
     tb.t[0] = tb.t[1] = tab;
     const unsigned l = (unsigned)level;
-    const cudaError_t e = launch_modupn_cols_n(ring, (unsigned)K, 0, 2, (unsigned)(level + K), l, l,
-                                               mid, coef, map, tb,
-                                               K == 4 ? HEPA_MODDOWN_COLS_BLOCKS_K4
-                                                      : HEPA_MODDOWN_COLS_BLOCKS);
+    const cudaError_t e =
+        launch_modupn_cols_n(ring, (unsigned)K, 0, 2, (unsigned)(level + K), l, l, mid, coef, map,
+                             tb, K >= 4 ? HEPA_MODDOWN_COLS_BLOCKS_K4 : HEPA_MODDOWN_COLS_BLOCKS);
     return _hepa_dev_status(e, "ModDown conversion + column pass");
 }
 

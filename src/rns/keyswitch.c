@@ -612,7 +612,7 @@ static hepa_status dev_rescale_head(const hepa_ks *ks, const hepa_ring *on, size
     hepa_status s = _hepa_dev_ks_rescale_prep(on, l, t0, t1, tens, ks->pmod[l - 1]);
     if (s == HEPA_OK) s = _hepa_dev_ntt_map(on, 1, t0, t0, rm, 2 * K + 2);
     if (s != HEPA_OK) return s;
-    if (K + 1 <= HEPA_DEV_FUSED_CONV_MAX)
+    if (K + 1 <= HEPA_DEV_RESCALE_CONV_MAX)
         return _hepa_dev_ntt_moddownn_cols(on, l - 1, K + 1, tmp, t0 + (l - 1) * n, rm + 2 * K + 2,
                                            tab);
     /* more sources than the fused column pass takes: the conversion kernel (its targets in
