@@ -518,17 +518,37 @@ Test(gpu_rns, keyswitch_small_n16_k34) {
     check_keyswitch(65536, 5, 4, 0, 40);
 }
 
+/* Issue 6's full shapes. Their host twins take most of the time (each case runs about 35 key
+ * switches on the CPU backend; at 2^16/33 with one-limb digits, 33 digits each), so they are split
+ * over four tests that Criterion's -j runs side by side. As one test (without the P = 3 and 4
+ * shapes) it set test_gpu_rns's wall time: the suite took 114 s on one H100 host, and the test
+ * alone did not finish in 140 s on a slower one. */
 Test(gpu_rns, keyswitch_issue_shapes) {
     if (test_quick()) return; /* minutes under compute-sanitizer */
     check_keyswitch(8192, 9, 4, 0, 40);
-    check_keyswitch(65536, 33, 2, 0, 40); /* 33 = 16·2 + 1: Phantom's crashing split */
-    check_keyswitch(32768, 17, 1, 0, 40); /* issue 6's 2^15 shape, fused ModUp */
-    check_keyswitch(65536, 33, 1, 0, 40); /* issue 6's 2^16 shape, fused ModUp */
+    check_keyswitch(32768, 17, 1, 0, 40);  /* issue 6's 2^15 shape, fused ModUp */
     check_keyswitch(1 << 18, 3, 1, 0, 50); /* fused ModUp through a three-pass NTT */
     check_keyswitch(1 << 18, 4, 2, 0, 50); /* digits of 2 limbs through a three-pass NTT */
     check_keyswitch(1 << 17, 5, 3, 0, 40); /* digits of 3 + 2 limbs at 2^17 (modupn_cols_kernel) */
-    check_keyswitch(1 << 17, 6, 4, 0, 40); /* K = 4 at 2^17: ModDown's two steps */
-    check_keyswitch_mixed2(65536);         /* its mixed routes beside the helper stream */
+    /* K = 4 at 2^17: ModDown's conversion in the column pass, and MODDOWN RESCALE's 5 sources
+     * (modupn_cols_kernel<9, 5>: one block per SM) */
+    check_keyswitch(1 << 17, 6, 4, 0, 40);
+}
+Test(gpu_rns, keyswitch_issue_n16_k1) {
+    if (test_quick()) return;
+    check_keyswitch(65536, 33, 1, 0, 40); /* issue 6's 2^16 shape, fused ModUp */
+}
+Test(gpu_rns, keyswitch_issue_n16_k2) {
+    if (test_quick()) return;
+    check_keyswitch(65536, 33, 2, 0, 40); /* 33 = 16·2 + 1: Phantom's crashing split */
+    check_keyswitch_mixed2(65536);        /* its mixed routes beside the helper stream */
+}
+/* hepa-bench --ks's P = 3 and 4 at their full size: 11 digits of 3 limbs; 8 of 4 and a one-limb
+ * last digit, with MODDOWN RESCALE's 5-source conversion */
+Test(gpu_rns, keyswitch_issue_n16_k34) {
+    if (test_quick()) return;
+    check_keyswitch(65536, 33, 3, 0, 40);
+    check_keyswitch(65536, 33, 4, 0, 40);
 }
 
 /* A CUDA ring of L + K moduli (test_ks_moduli, 40-bit Q primes), its key-switching context with
