@@ -501,6 +501,9 @@ Test(gpu_rns, keyswitch_small_n15) {
     /* digits of 4 limbs (6 = 4 + 2: the conversion kernel and XF 6, for ModUp and for ModDown's
      * K = 4) and the mixed routes of modupn_cols_kernel */
     check_keyswitch(32768, 6, 4, 0, 40);
+    /* K = 5: MODDOWN RESCALE's 6 sources exceed modupn_cols_kernel's 5 (HEPA_DEV_RESCALE_CONV_MAX),
+     * so its conversion kernel and separate column pass run; digits of 5 limbs (6 = 5 + 1) */
+    check_keyswitch(32768, 6, 5, 0, 40);
     check_keyswitch_mixed2(32768);
 }
 
@@ -516,6 +519,8 @@ Test(gpu_rns, keyswitch_small_n16_k34) {
     check_keyswitch(65536, 7, 3, 0, 40); /* ModDown's K = 3 conversion beside the helper stream */
     /* digits of 4 limbs (5 = 4 + 1) and ModDown's K = 4, beside the helper stream */
     check_keyswitch(65536, 5, 4, 0, 40);
+    /* K = 5 beside the helper stream: MODDOWN RESCALE through the conversion kernel */
+    check_keyswitch(65536, 6, 5, 0, 40);
 }
 
 /* Issue 6's full shapes. Their host twins take most of the time (each case runs about 35 key
