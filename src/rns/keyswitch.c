@@ -636,27 +636,27 @@ static hepa_status dev_rescale_tail(const hepa_ks *ks, size_t l, uint64_t *out0,
                                  NULL, NULL, tens, 1, 2, 1);
 }
 
-/* Key switching on the device at n = 2^16, in hepa_keyswitch_add's layout: the row pass of
- * the special primes' limbs (the first K block rows of ks_rows_inner_kernel's grid) and
- * ModDown up to its last pass run on the HELPER STREAM (device/internal.h), beside the row pass
+/* Key switching on the device at n = 2^16 (and MODDOWN RESCALE's), in hepa_keyswitch_add's layout:
+ * the row pass of the special primes' limbs (the first K block rows of ks_rows_inner_kernel's grid)
+ * and ModDown up to its last pass run on the HELPER STREAM (device/internal.h), beside the row pass
  * of the Q limbs on the ring's stream: ModDown's start needs only t0 / t1's P limbs, and its
  * launches are small (the inverse NTT of the P pair: 128 and 64 blocks at 2^16, latency bound)
  * where the Q rows are long and memory bound. Measured on an H100 (tensor + hepa_keyswitch_add,
- * same call, against ModUp + inner product then ModDown on the ring's stream alone): 2^16/33
- * P = 1 1017.6, 1014.3 -> 1003.0, 1002.8 µs; P = 4 638.5, 638.2 -> 633.0, 631.9; P = 2, 3 within
- * 3 µs either way; 2^17/61/1 6275 -> 6265; but 2^15/17/1 213.5 -> 230.2 (there the Q rows are
- * 1.4 waves, and the helper's blocks, scheduled first, lengthen them), so n = 2^13 .. 2^15 keep
- * the one stream. Since PACKED COLUMNS' sector order (hepa_pcol_hi), 2^17/61/1 is faster on the
- * one stream too (hepa_mul_relin 6018, 6011, 6031 -> 5989, 5991, 5992 µs), so only 2^16 uses the
- * helper (there P = 4 still gains about 10 µs: 625.5 against 635.6 on the one stream).
- * RESCALE ON THE HELPER: MODDOWN RESCALE takes this path at every n >= 2^15, where its chain
- * (the rows of P and q_(l-1), the prep kernel, the inverse NTT of K + 1 limbs, the conversion +
- * column pass) then runs beside the Q rows instead of after them. H100, hepa-bench --ks, same
- * call, two rounds, hepa_mul_relin_rescale µs, one stream -> helper: 2^15/17/1 218.4, 218.4 ->
- * 194.2, 194.3 (hepa_mul_relin 190.4-192.0, the two calls 216.7-217.6); 2^17/61/1 5909.7,
- * 5908.1 -> 5776.8, 5771.3 (hepa_mul_relin 5727.7-5740.3, the two calls 5989.9-6014.2)
- * (bench/results/2026-12-07-h100-rescale-helper.md). n = 2^13 and 2^14 were not measured and
- * keep the one stream (dev_keyswitch1_rescale). */
+ * same call, against ModUp + inner product then ModDown on the ring's stream alone): 2^16/33 P = 1
+ * 1017.6, 1014.3 -> 1003.0, 1002.8 µs; P = 4 638.5, 638.2 -> 633.0, 631.9; P = 2, 3 within 3 µs
+ * either way; 2^17/61/1 6275 -> 6265; but 2^15/17/1 213.5 -> 230.2 (there the Q rows are 1.4 waves,
+ * and the helper's blocks, scheduled first, lengthen them), so n = 2^13 .. 2^15 keep the one
+ * stream. Since PACKED COLUMNS' sector order (hepa_pcol_hi), 2^17/61/1 is faster on the one stream
+ * too (hepa_mul_relin 6018, 6011, 6031 -> 5989, 5991, 5992 µs), so only 2^16 uses the helper (there
+ * P = 4 still gains about 10 µs: 625.5 against 635.6 on the one stream).
+ * RESCALE ON THE HELPER: MODDOWN RESCALE (n = 2^15 .. 2^17, rescale_fused) always takes this
+ * path, where its chain (the rows of P and q_(l-1), the prep kernel, the inverse NTT of K + 1
+ * limbs, the conversion + column pass) runs beside the Q rows instead of after them. H100,
+ * hepa-bench --ks, same call, two rounds, hepa_mul_relin_rescale µs, one stream -> helper:
+ * 2^15/17/1 218.4, 218.4 -> 194.2, 194.3 (hepa_mul_relin 190.4-192.0, the two calls
+ * 216.7-217.6); 2^17/61/1 5909.7, 5908.1 -> 5776.8, 5771.3 (hepa_mul_relin 5727.7-5740.3, the
+ * two calls 5989.9-6014.2) (bench/results/2026-12-07-h100-rescale-helper.md). Until then 2^15
+ * and 2^17 ran it on the ring's stream alone, in the order of this function's launches. */
 /* HELPER PRIORITY IN GRAPHS (src/device/pdl.cuh): captured into a CUDA graph, the helper
  * stream's launches at K <= HEPA_HELPER_LOW_K take the default priority instead of the helper
  * stream's high one. Eagerly the high priority is the faster at every K; in a graph instantiated
@@ -717,25 +717,6 @@ static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, ui
 hepa_status _hepa_ks_moddown(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                              uint64_t *t0, uint64_t *t1, uint64_t *tmp) {
     return moddown(ks, l, out0, out1, t0, t1, tmp, NULL, NULL, NULL, 0);
-}
-
-/* MODDOWN RESCALE on the ring's stream alone (n = 2^13, 2^14; RESCALE ON THE HELPER): as
- * dev_keyswitch's chain */
-static hepa_status dev_keyswitch1_rescale(const hepa_ks *ks, size_t l, uint64_t *out0,
-                                          uint64_t *out1, uint64_t *t0, uint64_t *t1, uint64_t *ext,
-                                          const uint64_t *c, uint64_t *tmp, const hepa_ksk *key,
-                                          const hepa_tensor_in *tens) {
-    const hepa_ring *r = ks->ring;
-    const size_t K = ks->K, dn = dnum_of(ks, l);
-    hepa_status s = dev_modup(ks, l, ext, c, tmp, 0);
-    if (s == HEPA_OK)
-        s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
-                                    key->packed, 0, K + 1, 0, 1, 1);
-    if (s == HEPA_OK)
-        s = _hepa_dev_ks_rows_inner(r, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
-                                    key->packed, K + 1, l - 1, 1, 1, 1);
-    if (s == HEPA_OK) s = dev_rescale_head(ks, r, l, t0, t1, tmp, tens);
-    return s == HEPA_OK ? dev_rescale_tail(ks, l, out0, out1, t0, t1, tmp, tens) : s;
 }
 
 /* Whether pw words at p and qw words at q overlap (compared as addresses: they may come from
@@ -811,11 +792,9 @@ static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     if (tens) add0 = add1 = NULL;
     if (rescale && s == HEPA_OK && !tens) s = HEPA_ERR_INVALID_ARGUMENT; /* (callers check) */
     if (s == HEPA_OK) {
-        if (dev && (r->log_n == 16 || (rescale && r->log_n >= 15))) /* RESCALE ON THE HELPER */
+        if (dev && (r->log_n == 16 || rescale)) /* RESCALE ON THE HELPER */
             s = dev_keyswitch(ks, l, out0, out1, t0, t1, ext, c, tmp, key, add0, add1, tens,
                               rescale);
-        else if (rescale) /* MODDOWN RESCALE on one stream (n = 2^13, 2^14) */
-            s = dev_keyswitch1_rescale(ks, l, out0, out1, t0, t1, ext, c, tmp, key, tens);
         else if ((s = modup_inner(ks, l, t0, t1, ext, c, tmp, key, 1)) == HEPA_OK)
             s = moddown(ks, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1);
     }

@@ -487,9 +487,9 @@ Test(gpu_rns, keyswitch_small) {
     check_keyswitch_mixed(8192); /* the column pass of one n = 2^13 ... 2^17 */
 }
 
-/* n = 2^15 (issue 6's smallest size). From here MODDOWN RESCALE (the mul_relin_rescale checks)
- * runs on the helper stream (RESCALE ON THE HELPER, keyswitch.c); keyswitch_small's n = 8192
- * cases run it on the one stream (dev_keyswitch1_rescale) */
+/* n = 2^15 (issue 6's smallest size). From here to 2^17 the mul_relin_rescale checks run MODDOWN
+ * RESCALE, on the helper stream (RESCALE ON THE HELPER, keyswitch.c); below 2^15 and above 2^17
+ * hepa_mul_relin_rescale runs its two steps */
 Test(gpu_rns, keyswitch_small_n15) {
     /* one-limb digits at quick sizes */
     check_keyswitch(32768, 5, 1, 0, 40);
