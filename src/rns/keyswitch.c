@@ -636,19 +636,27 @@ static hepa_status dev_rescale_tail(const hepa_ks *ks, size_t l, uint64_t *out0,
                                  NULL, NULL, tens, 1, 2, 1);
 }
 
-/* Key switching on the device at n = 2^16 (and MODDOWN RESCALE's), in hepa_keyswitch_add's layout:
- * the row pass of the special primes' limbs (the first K block rows of ks_rows_inner_kernel's grid)
- * and ModDown up to its last pass run on the HELPER STREAM (device/internal.h), beside the row pass
- * of the Q limbs on the ring's stream: ModDown's start needs only t0 / t1's P limbs, and its
- * launches are small (the inverse NTT of the P pair: 128 and 64 blocks at 2^16, latency bound)
- * where the Q rows are long and memory bound. Measured on an H100 (tensor + hepa_keyswitch_add,
- * same call, against ModUp + inner product then ModDown on the ring's stream alone): 2^16/33 P = 1
- * 1017.6, 1014.3 -> 1003.0, 1002.8 µs; P = 4 638.5, 638.2 -> 633.0, 631.9; P = 2, 3 within 3 µs
- * either way; 2^17/61/1 6275 -> 6265; but 2^15/17/1 213.5 -> 230.2 (there the Q rows are 1.4 waves,
- * and the helper's blocks, scheduled first, lengthen them), so n = 2^13 .. 2^15 keep the one
- * stream. Since PACKED COLUMNS' sector order (hepa_pcol_hi), 2^17/61/1 is faster on the one stream
- * too (hepa_mul_relin 6018, 6011, 6031 -> 5989, 5991, 5992 µs), so only 2^16 uses the helper (there
- * P = 4 still gains about 10 µs: 625.5 against 635.6 on the one stream).
+/* Key switching on the device at n = 2^15 and 2^16 (and MODDOWN RESCALE's), in
+ * hepa_keyswitch_add's layout: the row pass of the special primes' limbs (the first K block rows
+ * of ks_rows_inner_kernel's grid) and ModDown up to its last pass run on the HELPER STREAM
+ * (device/internal.h), beside the row pass of the Q limbs on the ring's stream: ModDown's start
+ * needs only t0 / t1's P limbs, and its launches are small (the inverse NTT of the P pair: 128
+ * and 64 blocks at 2^16, latency bound) where the Q rows are long and memory bound. Measured on
+ * an H100 (tensor + hepa_keyswitch_add, same call, against ModUp + inner product then ModDown on
+ * the ring's stream alone): 2^16/33 P = 1 1017.6, 1014.3 -> 1003.0, 1002.8 µs; P = 4 638.5,
+ * 638.2 -> 633.0, 631.9; P = 2, 3 within 3 µs either way; 2^17/61/1 6275 -> 6265; but 2^15/17/1
+ * 213.5 -> 230.2 (there the Q rows are 1.4 waves, and the helper's blocks, scheduled first,
+ * lengthen them), so n = 2^13 .. 2^15 kept the one stream. Since PACKED COLUMNS' sector order
+ * (hepa_pcol_hi), 2^17/61/1 is faster on the one stream too (hepa_mul_relin 6018, 6011, 6031 ->
+ * 5989, 5991, 5992 µs), so only 2^16 used the helper (there P = 4 still gains about 10 µs: 625.5
+ * against 635.6 on the one stream).
+ * HELPER AT 2^15 (sixteenth session): measured again with every device key switch from 2^13 up on
+ * the helper (bench/experiments/ks_helper_all.patch, removed), H100, hepa-bench --ks, same call,
+ * two rounds, µs, one stream -> helper: 2^15/17/1 hepa_mul_relin 191.6, 191.9 -> 185.9, 185.8,
+ * rotation 189.4, 189.8 -> 183.3, 182.5; but 2^13/4/1 46.6, 50.2 -> 58.8, 56.9, 2^14/8/1 76.7,
+ * 76.7 -> 78.2, 78.3 and 2^17/61/1 5759.1, 5758.0 -> 5782.4, 5763.3. So 2^15 and 2^16 take the
+ * helper; 2^13, 2^14 and 2^17 keep the one stream (bench/results/2026-12-07-h100-helper-n15.md).
+ * At 2^15 only P = 1 was timed; P = 2..5 there run the helper's route in the tests only.
  * RESCALE ON THE HELPER: MODDOWN RESCALE (n = 2^15 .. 2^17, rescale_fused) always takes this
  * path, where its chain (the rows of P and q_(l-1), the prep kernel, the inverse NTT of K + 1
  * limbs, the conversion + column pass) runs beside the Q rows instead of after them. H100,
@@ -792,7 +800,8 @@ static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     if (tens) add0 = add1 = NULL;
     if (rescale && s == HEPA_OK && !tens) s = HEPA_ERR_INVALID_ARGUMENT; /* (callers check) */
     if (s == HEPA_OK) {
-        if (dev && (r->log_n == 16 || rescale)) /* RESCALE ON THE HELPER */
+        /* HELPER AT 2^15, RESCALE ON THE HELPER (dev_keyswitch's notes) */
+        if (dev && (r->log_n == 15 || r->log_n == 16 || rescale))
             s = dev_keyswitch(ks, l, out0, out1, t0, t1, ext, c, tmp, key, add0, add1, tens,
                               rescale);
         else if ((s = modup_inner(ks, l, t0, t1, ext, c, tmp, key, 1)) == HEPA_OK)

@@ -487,9 +487,10 @@ Test(gpu_rns, keyswitch_small) {
     check_keyswitch_mixed(8192); /* the column pass of one n = 2^13 ... 2^17 */
 }
 
-/* n = 2^15 (issue 6's smallest size). From here to 2^17 the mul_relin_rescale checks run MODDOWN
- * RESCALE, on the helper stream (RESCALE ON THE HELPER, keyswitch.c); below 2^15 and above 2^17
- * hepa_mul_relin_rescale runs its two steps */
+/* n = 2^15 (issue 6's smallest size). Key switching runs ModDown on the helper stream here and at
+ * 2^16 (HELPER AT 2^15, keyswitch.c), on the one stream at 2^13, 2^14 and 2^17. From here to
+ * 2^17 the mul_relin_rescale checks run MODDOWN RESCALE, on the helper stream (RESCALE ON THE
+ * HELPER); below 2^15 and above 2^17 hepa_mul_relin_rescale runs its two steps */
 Test(gpu_rns, keyswitch_small_n15) {
     /* one-limb digits at quick sizes */
     check_keyswitch(32768, 5, 1, 0, 40);
@@ -509,7 +510,7 @@ Test(gpu_rns, keyswitch_small_n15) {
     check_keyswitch_mixed2(32768);
 }
 
-/* n = 2^16 (issue 6's main size), where key switching runs ModDown on the helper stream;
+/* n = 2^16 (issue 6's main size), where key switching runs ModDown on the helper stream too;
  * from 2^16 the fused row pass runs the 40-bit limbs on the FP64 pipe, q_0 and P on the integer
  * path */
 Test(gpu_rns, keyswitch_small_n16) {
