@@ -71,7 +71,8 @@ static void CUPTIAPI buf_done(CUcontext ctx, uint32_t sid, uint8_t *buf, size_t 
     (void)ctx, (void)sid, (void)size;
     CUpti_Activity *a = NULL;
     while (cuptiActivityGetNextRecord(buf, valid, &a) == CUPTI_SUCCESS) {
-        if (a->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && a->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+        if (a->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+            a->kind != CUPTI_ACTIVITY_KIND_KERNEL)
             continue;
         const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)a;
         if (nrec == caprec) {
@@ -139,11 +140,12 @@ static void report(const char *mode, size_t lo, size_t hi) {
     }
     printf("## %s: %zu calls (first %d skipped), median period %.1f us, span %.1f us\n", mode, nc,
            SKIP, med(per, np) / 1e3, med(span, ns) / 1e3);
-    printf("| # | stream | start us | end us | duration us | calls | kernel |\n|---|---|---|---|---|---|---|\n");
+    printf("| # | stream | start us | end us | duration us | calls | kernel "
+           "|\n|---|---|---|---|---|---|---|\n");
     for (size_t j = 0; j < nk; ++j)
         printf("| %zu | %u | %.1f | %.1f | %.1f | %zu | %s |\n", j, recs[k0 + j].stream,
-               med(st[j], got[j]) / 1e3, med(en[j], got[j]) / 1e3, med(du[j], got[j]) / 1e3,
-               got[j], recs[k0 + j].name);
+               med(st[j], got[j]) / 1e3, med(en[j], got[j]) / 1e3, med(du[j], got[j]) / 1e3, got[j],
+               recs[k0 + j].name);
 }
 
 int main(int argc, char **argv) {
