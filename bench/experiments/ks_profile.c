@@ -24,12 +24,9 @@
 
 #include <cuda_profiler_api.h>
 
-#include "hepa/keyswitch.h"
-#include "hepa/primes.h"
 #include "hepa/rns.h"
-#include "hepa/sample.h"
 
-#include "exp_check.h" /* HK */
+#include "exp_check.h" /* HK, exp_ks_setup */
 
 /* the operation profiled (mode 0: multiply + relinearize, 1: rescale, 2: the plain NTTs), the
  * same for the warm-ups */
@@ -59,32 +56,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "LOG2_N in [10, 17], L in [2, 64], K in [1, 8]\n");
         return 2;
     }
-    const size_t n = (size_t)1 << logn, M = L + K;
-    uint64_t q[72], big[9];
-    HK(hepa_primes_ntt(big, K + 1, 60, n));
-    HK(hepa_primes_ntt(q + 1, L - 1, 40, n));
-    q[0] = big[0];
-    for (size_t k = 0; k < K; ++k)
-        q[L + k] = big[1 + k];
-    hepa_ring *r;
-    HK(hepa_ring_create(&r, n, q, M, HEPA_BACKEND_CUDA));
-    hepa_ks *ks;
-    HK(hepa_ks_create(&ks, r, K, 0));
-    uint8_t seed[32] = {3};
-    hepa_rng *g;
-    HK(hepa_rng_create(&g, seed));
-    hepa_poly *s, *s2, *p[6];
-    HK(hepa_poly_create(&s, r, M));
-    HK(hepa_poly_create(&s2, r, M));
-    HK(hepa_sample_ternary(g, s));
-    HK(hepa_poly_to_ntt(s));
-    HK(hepa_poly_mul(s2, s, s));
-    hepa_ksk *key;
-    HK(hepa_ksk_create(&key, ks, s2, s, g));
-    for (int i = 0; i < 6; ++i) {
-        HK(hepa_poly_create(&p[i], r, L));
-        HK(hepa_sample_uniform(g, p[i], HEPA_DOMAIN_NTT));
-    }
+    exp_ks e;
+    exp_ks_setup(&e, logn, L, K);
+    hepa_ring *const r = e.r;
+    hepa_ks *const ks = e.ks;
+    const hepa_ksk *const key = e.key;
+    hepa_poly **p = e.p;
     hepa_poly *o[2];
     for (int i = 0; i < 2; ++i)
         HK(hepa_poly_create(&o[i], r, L - 1));
@@ -98,13 +75,7 @@ int main(int argc, char **argv) {
     step(mode, ks, key, p, o);
     HK(hepa_ring_sync(r));
     cudaProfilerStop();
-    for (int i = 0; i < 6; ++i)
-        hepa_poly_destroy(p[i]);
     hepa_poly_destroy(o[0]), hepa_poly_destroy(o[1]);
-    hepa_poly_destroy(s), hepa_poly_destroy(s2);
-    hepa_ksk_destroy(key);
-    hepa_rng_destroy(g);
-    hepa_ks_destroy(ks);
-    hepa_ring_destroy(r);
+    exp_ks_free(&e);
     return 0;
 }

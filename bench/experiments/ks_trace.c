@@ -25,12 +25,9 @@
 #include <cuda_runtime.h>
 #include <cupti.h>
 
-#include "hepa/keyswitch.h"
-#include "hepa/primes.h"
 #include "hepa/rns.h"
-#include "hepa/sample.h"
 
-#include "exp_check.h" /* HK */
+#include "exp_check.h" /* HK, exp_ks_setup */
 
 #define CK(x)                                                                                      \
     do {                                                                                           \
@@ -159,36 +156,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "LOG2_N in [10, 17], L in [2, 64], K in [1, 8], R in [8, 200]\n");
         return 2;
     }
-    const size_t n = (size_t)1 << logn, M = L + K;
-    uint64_t q[72], big[9];
-    HK(hepa_primes_ntt(big, K + 1, 60, n));
-    HK(hepa_primes_ntt(q + 1, L - 1, 40, n));
-    q[0] = big[0];
-    for (size_t k = 0; k < K; ++k)
-        q[L + k] = big[1 + k];
-    hepa_ring *r;
-    HK(hepa_ring_create(&r, n, q, M, HEPA_BACKEND_CUDA));
-    cudaStream_t st = (cudaStream_t)hepa_ring_cuda_stream(r);
-    hepa_ks *ks;
-    HK(hepa_ks_create(&ks, r, K, 0));
-    uint8_t seed[32] = {3};
-    hepa_rng *g;
-    HK(hepa_rng_create(&g, seed));
-    hepa_poly *s, *s2, *p[6];
-    HK(hepa_poly_create(&s, r, M));
-    HK(hepa_poly_create(&s2, r, M));
-    HK(hepa_sample_ternary(g, s));
-    HK(hepa_poly_to_ntt(s));
-    HK(hepa_poly_mul(s2, s, s));
-    hepa_ksk *key;
-    HK(hepa_ksk_create(&key, ks, s2, s, g));
-    for (int i = 0; i < 6; ++i) {
-        HK(hepa_poly_create(&p[i], r, L));
-        HK(hepa_sample_uniform(g, p[i], HEPA_DOMAIN_NTT));
-    }
+    exp_ks e;
+    exp_ks_setup(&e, logn, L, K);
+    hepa_ks *const ks = e.ks;
+    const hepa_ksk *const key = e.key;
+    hepa_poly **p = e.p;
+    cudaStream_t st = (cudaStream_t)hepa_ring_cuda_stream(e.r);
     for (int w = 0; w < 3; ++w)
         HK(hepa_mul_relin(ks, p[4], p[5], p[0], p[1], p[2], p[3], key));
-    HK(hepa_ring_sync(r));
+    HK(hepa_ring_sync(e.r));
     /* the graph, captured before tracing starts */
     cudaGraph_t graph;
     cudaGraphExec_t exec;
@@ -204,7 +180,7 @@ int main(int argc, char **argv) {
     CU(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
     for (size_t i = 0; i < R; ++i)
         HK(hepa_mul_relin(ks, p[4], p[5], p[0], p[1], p[2], p[3], key));
-    HK(hepa_ring_sync(r));
+    HK(hepa_ring_sync(e.r));
     CK(cudaDeviceSynchronize());
     uint64_t tmid;
     CU(cuptiGetTimestamp(&tmid));
@@ -227,13 +203,7 @@ int main(int argc, char **argv) {
 
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
-    for (int i = 0; i < 6; ++i)
-        hepa_poly_destroy(p[i]);
-    hepa_poly_destroy(s), hepa_poly_destroy(s2);
-    hepa_ksk_destroy(key);
-    hepa_rng_destroy(g);
-    hepa_ks_destroy(ks);
-    hepa_ring_destroy(r);
+    exp_ks_free(&e);
     free(recs);
     return 0;
 }
