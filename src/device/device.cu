@@ -256,6 +256,69 @@ extern "C" int _hepa_dev_capturing(const hepa_ring *ring) {
     return cudaStreamIsCapturing((cudaStream_t)ring->dev->stream, &cs) == cudaSuccess &&
            cs == cudaStreamCaptureStatusActive;
 }
+extern "C" hepa_status _hepa_dev_view_create(const hepa_ring *ring, hepa_ring_device **out) {
+    hepa_ring_device *v = (hepa_ring_device *)malloc(sizeof *v);
+    if (!v) return HEPA_ERR_OUT_OF_MEMORY;
+    *v = *ring->dev; // (the tables, pool and counters are the ring's: shared, not owned)
+    v->stream = v->helper = NULL;
+    v->fork_ev[0] = v->fork_ev[1] = NULL;
+    cudaStream_t st = NULL, h = NULL;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    cudaError_t e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+    if (e == cudaSuccess)
+        e = cudaStreamCreateWithPriority(&h, cudaStreamNonBlocking, v->helper_prio);
+    for (int k = 0; k < 2 && e == cudaSuccess; ++k)
+        e = cudaEventCreateWithFlags(&ev[k], cudaEventDisableTiming);
+    v->stream = st, v->helper = h, v->fork_ev[0] = ev[0], v->fork_ev[1] = ev[1];
+    if (e != cudaSuccess) {
+        _hepa_dev_view_destroy(v);
+        return _hepa_dev_status(e, "capture view");
+    }
+    *out = v;
+    return HEPA_OK;
+}
+extern "C" void _hepa_dev_view_destroy(hepa_ring_device *v) {
+    if (!v) return;
+    if (v->stream) cudaStreamDestroy((cudaStream_t)v->stream);
+    if (v->helper) cudaStreamDestroy((cudaStream_t)v->helper);
+    for (int k = 0; k < 2; ++k)
+        if (v->fork_ev[k]) cudaEventDestroy((cudaEvent_t)v->fork_ev[k]);
+    free(v);
+}
+extern "C" hepa_status _hepa_dev_graph_begin(const hepa_ring *view) {
+    CHECK(cudaStreamBeginCapture(stream_of(view), cudaStreamCaptureModeThreadLocal));
+    return HEPA_OK;
+}
+extern "C" hepa_status _hepa_dev_graph_end(const hepa_ring *view, const hepa_ring *ring,
+                                           void **exec, int ok) {
+    cudaGraph_t g = NULL;
+    const cudaError_t ec = cudaStreamEndCapture(stream_of(view), &g);
+    if (!ok || ec != cudaSuccess) {
+        if (g) cudaGraphDestroy(g);
+        return ec == cudaSuccess ? HEPA_OK : _hepa_dev_status(ec, "cudaStreamEndCapture");
+    }
+    cudaGraphExec_t x = (cudaGraphExec_t)*exec;
+    if (x) {
+        // (an update changes only later launches: one still running keeps its parameters)
+        cudaGraphExecUpdateResultInfo info;
+        if (cudaGraphExecUpdate(x, g, &info) != cudaSuccess) {
+            (void)cudaGetLastError(); // (not sticky) a new instantiation follows
+            cudaGraphExecDestroy(x);
+            x = NULL;
+        }
+    }
+    cudaError_t e = cudaSuccess;
+    if (!x) e = cudaGraphInstantiateWithFlags(&x, g, cudaGraphInstantiateFlagUseNodePriority);
+    cudaGraphDestroy(g);
+    *exec = e == cudaSuccess ? (void *)x : NULL;
+    if (e != cudaSuccess) return _hepa_dev_status(e, "cudaGraphInstantiateWithFlags");
+    CHECK(cudaGraphLaunch(x, stream_of(ring)));
+    return HEPA_OK;
+}
+extern "C" void _hepa_dev_graph_free(void *exec) {
+    if (exec) cudaGraphExecDestroy((cudaGraphExec_t)exec);
+}
+
 extern "C" hepa_status _hepa_dev_join(const hepa_ring *ring) {
     const hepa_ring_device *d = ring->dev;
     CHECK(cudaEventRecord((cudaEvent_t)d->fork_ev[1], (cudaStream_t)d->helper));

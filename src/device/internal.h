@@ -90,6 +90,21 @@ hepa_status _hepa_dev_fork(const struct hepa_ring *ring);
 hepa_status _hepa_dev_join(const struct hepa_ring *ring);
 /* 1 while the ring's stream is being captured into a CUDA graph, else 0 (also on error). */
 int _hepa_dev_capturing(const struct hepa_ring *ring);
+/* KS GRAPH (rns/keyswitch.c). A capture view: a copy of the ring's hepa_ring_device with its
+ * own stream, helper stream (same priority) and fork events, the rest (tables, pool, counters)
+ * the ring's. Work is captured through it, never run on it, so calls on the ring from other
+ * threads stay out of the capture. _hepa_dev_view_destroy(NULL) is a no-op.
+ * _hepa_dev_graph_begin starts capturing the view's stream (thread-local mode);
+ * _hepa_dev_graph_end ends it and, when ok, updates the executable graph *exec from the capture
+ * (where it has none or the update fails: instantiates one, with node priorities) and launches it
+ * on the ring's stream. The captured graph is destroyed either way. _hepa_dev_graph_free
+ * destroys an executable graph (NULL: nothing). */
+hepa_status _hepa_dev_view_create(const struct hepa_ring *ring, hepa_ring_device **out);
+void _hepa_dev_view_destroy(hepa_ring_device *view);
+hepa_status _hepa_dev_graph_begin(const struct hepa_ring *view);
+hepa_status _hepa_dev_graph_end(const struct hepa_ring *view, const struct hepa_ring *ring,
+                                void **exec, int ok);
+void _hepa_dev_graph_free(void *exec);
 /* Waits for all work enqueued on the ring's stream. */
 hepa_status _hepa_dev_sync(const struct hepa_ring *ring);
 

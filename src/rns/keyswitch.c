@@ -1,6 +1,7 @@
 /* src/rns/keyswitch.c — hepa/keyswitch.h: the context (conversion tables and NTT maps of every
  * level, built once), key generation through the public polynomial operations, and ModUp /
  * inner product / ModDown on the host (reference) or the device (kernels in rns_cuda.cu). */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,19 @@ struct hepa_ks {
     /* CUDA backend, MODDOWN RESCALE: per level l (at + (l - 2)·(1 + 3L) words, l >= 2) ModDown's
      * constants as in ddown plus q_(l-1)^(-1) mod q_i at 1 + 3i, i < l - 1 */
     uint64_t *drs;
+    struct ks_graph *graph; /* CUDA backend: KS GRAPH's cache (keyswitch_run), from first use */
+};
+
+/* KS GRAPH (keyswitch_run): per call shape (0 plain, 1 with the tensor, 2 with the tensor and
+ * the rescale) the last executable graph; the scratch the graphs use (words, device); the
+ * capture view (_hepa_dev_view_create); busy: 1 while a thread uses the cache (others meanwhile
+ * run eagerly). */
+struct ks_graph {
+    atomic_int busy;
+    void *exec[3];
+    uint64_t *buf;
+    size_t words;
+    hepa_ring_device *view;
 };
 
 struct hepa_ksk {
@@ -68,6 +82,13 @@ void hepa_ks_destroy(hepa_ks *ks) {
     if (ks->daux) _hepa_dev_free(ks->ring, ks->daux);
     if (ks->ddown) _hepa_dev_free(ks->ring, ks->ddown);
     if (ks->drs) _hepa_dev_free(ks->ring, ks->drs);
+    if (ks->graph) {
+        for (int k = 0; k < 3; ++k)
+            _hepa_dev_graph_free(ks->graph->exec[k]);
+        _hepa_dev_free(ks->ring, ks->graph->buf);
+        _hepa_dev_view_destroy(ks->graph->view);
+        free(ks->graph);
+    }
     free(ks->aux), free(ks->rs_tab), free(ks->rs_map);
     free(ks->up_tab), free(ks->down_tab), free(ks->up_map), free(ks->up_map_len);
     free(ks->p_map), free(ks->tabs), free(ks->maps);
@@ -213,6 +234,10 @@ hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring, size_t num_spec
         ks->pinv_sh[i] = hepa_shoup_precompute(ks->pinv[i], m->value);
     }
     if (on_device(ring)) {
+        if (!(ks->graph = calloc(1, sizeof *ks->graph))) {
+            hepa_ks_destroy(ks);
+            return HEPA_ERR_OUT_OF_MEMORY;
+        }
         const size_t tb = ks->tabs_words * sizeof *ks->tabs, mb = ks->maps_len * sizeof *ks->maps;
         const size_t ab = 3 * ks->maps_len * sizeof *ks->aux;
         hepa_status s;
@@ -765,18 +790,23 @@ static int outs_overlap(const uint64_t *out0, const uint64_t *out1, size_t wo,
  * ks_rows_inner_kernel's store for the measurements).
  * rescale (MODDOWN RESCALE, where rescale_fused holds; mul set): out0, out1 take level l - 1 and
  * must not overlap the inputs (outs_overlap). */
-static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
-                                 const uint64_t *c, const hepa_ksk *key, const uint64_t *add0,
-                                 const uint64_t *add1, const hepa_tensor_in *mul, int rescale) {
+static size_t ks_scratch_words(const hepa_ks *ks, size_t l, int mul) {
+    const size_t E = l + ks->K;
+    return (dnum_of(ks, l) * E + 2 * E + 2 * l + (mul ? l : 0)) * ks->ring->n;
+}
+static hepa_status keyswitch_eager(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
+                                   const uint64_t *c, const hepa_ksk *key, const uint64_t *add0,
+                                   const uint64_t *add1, const hepa_tensor_in *mul, int rescale,
+                                   uint64_t *given) {
     const hepa_ring *r = ks->ring;
     const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l);
-    const size_t words = (dn * E + 2 * E + 2 * l + (mul ? l : 0)) * n;
+    const size_t words = ks_scratch_words(ks, l, mul != NULL);
     const int dev = on_device(r);
-    uint64_t *buf = NULL;
-    hepa_status s;
-    if (dev) {
+    uint64_t *buf = given;
+    hepa_status s = HEPA_OK;
+    if (!given && dev) {
         s = _hepa_dev_alloc(r, (void **)&buf, words * sizeof *buf);
-    } else {
+    } else if (!given) {
         buf = malloc(words * sizeof *buf);
         s = buf ? HEPA_OK : HEPA_ERR_OUT_OF_MEMORY;
     }
@@ -807,11 +837,77 @@ static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, ui
         else if ((s = modup_inner(ks, l, t0, t1, ext, c, tmp, key, 1)) == HEPA_OK)
             s = moddown(ks, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1);
     }
-    if (dev)
+    if (!given && dev)
         _hepa_dev_free(r, buf);
-    else
+    else if (!given)
         free(buf);
     return s;
+}
+
+/* KS GRAPH (opt-in: HEPA_KS_GRAPH=1, read once). On the CUDA backend at n = 2^15 and 2^16 (the
+ * sizes whose key switch forks onto the helper stream: dev_keyswitch), an eager call captures
+ * its own launches through a capture view of the ring (its own streams and events: other
+ * threads' calls on the ring stay out of the capture), updates the context's executable graph
+ * for that call shape from the capture (cudaGraphExecUpdate: kernel parameters such as the data
+ * pointers may change; where the update is refused, as across levels whose launches differ, a
+ * new instantiation with node priorities), and launches it on the ring's stream. Why: the
+ * graph's programmatic edges let the helper chain start as ModUp ends and ModDown's last pass
+ * overlap the rows before it, which the eager launches' event waits prevent
+ * (bench/results/2026-12-07-h100-ks-eager-graph-trace.md). H100, hepa-bench --ks, same call,
+ * hepa_mul_relin median µs, off -> on: 2^16/33 P = 1 912.0 -> 889.0, P = 3 537.3 -> 513.3,
+ * P = 2 638.0 -> 611.9, P = 4 524.8 -> 502.6; 2^15/17 185.8 -> 182.3; host time to enqueue
+ * 32-35 -> 12.6-15.2 µs (bench/results/2026-12-07-h100-ks-graph-cache.md). Those calls repeat
+ * one level; a CKKS program changes level from call to call and so re-instantiates each time
+ * here (one graph per shape), at a host cost not measured yet: that is why it is opt-in
+ * (bench/experiments/ks_graph_per_level.patch keeps one graph per shape and level; not run).
+ * The scratch is one buffer kept in the context (allocated outside the capture: memory nodes
+ * have addresses fixed at instantiation), as large as the largest level switched so far:
+ * ks_scratch_words, 283 MiB at 2^16/33, P = 3. Eager instead: while the ring's stream is being
+ * captured (the caller's own graph), while another thread uses the cache and, as a fallback,
+ * where capturing or launching failed (the work was enqueued by neither). */
+static int ks_graph_enabled(void) {
+    static atomic_int on = -1;
+    int v = atomic_load_explicit(&on, memory_order_relaxed);
+    if (v < 0) {
+        const char *e = getenv("HEPA_KS_GRAPH");
+        v = e && e[0] == '1' && e[1] == '\0';
+        atomic_store_explicit(&on, v, memory_order_relaxed);
+    }
+    return v;
+}
+static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
+                                 const uint64_t *c, const hepa_ksk *key, const uint64_t *add0,
+                                 const uint64_t *add1, const hepa_tensor_in *mul, int rescale) {
+    const hepa_ring *r = ks->ring;
+    struct ks_graph *g = ks->graph;
+    if (!g || !ks_graph_enabled() || (r->log_n != 15 && r->log_n != 16) || _hepa_dev_capturing(r) ||
+        atomic_exchange_explicit(&g->busy, 1, memory_order_acquire))
+        return keyswitch_eager(ks, l, out0, out1, c, key, add0, add1, mul, rescale, NULL);
+    const size_t words = ks_scratch_words(ks, l, mul != NULL);
+    hepa_status s = g->view ? HEPA_OK : _hepa_dev_view_create(r, &g->view);
+    if (s == HEPA_OK && words > g->words) {
+        _hepa_dev_free(r, g->buf); /* (stream-ordered: after the launches that use it) */
+        g->buf = NULL, g->words = 0;
+        if ((s = _hepa_dev_alloc(r, (void **)&g->buf, words * sizeof *g->buf)) == HEPA_OK)
+            g->words = words;
+    }
+    int graphed = 0;
+    if (s == HEPA_OK) {
+        hepa_ring rv = *r; /* the ring and the context as seen through the capture view */
+        rv.dev = g->view;
+        hepa_ks kv = *ks;
+        kv.ring = &rv;
+        if (_hepa_dev_graph_begin(&rv) == HEPA_OK) {
+            s = keyswitch_eager(&kv, l, out0, out1, c, key, add0, add1, mul, rescale, g->buf);
+            const hepa_status sg =
+                _hepa_dev_graph_end(&rv, r, &g->exec[mul ? 1 + rescale : 0], s == HEPA_OK);
+            graphed = s == HEPA_OK && sg == HEPA_OK;
+        }
+    }
+    atomic_store_explicit(&g->busy, 0, memory_order_release);
+    /* (any failure above enqueued nothing: the eager call repeats a genuine error) */
+    return graphed ? HEPA_OK
+                   : keyswitch_eager(ks, l, out0, out1, c, key, add0, add1, mul, rescale, NULL);
 }
 
 hepa_status hepa_keyswitch_add(const hepa_ks *ks, hepa_poly *out0, hepa_poly *out1,
