@@ -20,6 +20,18 @@
         }                                                                                          \
     } while (0)
 
+#ifdef CUDART_VERSION /* (cuda_runtime.h included before this header) */
+/* The same for a CUDA runtime call. */
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        const cudaError_t e_ = (x);                                                                \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                               \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#endif
+
 /* The NTT drivers' set-up (ntt_profile.c, ntt_b2b.c): from the arguments LOG2_N L BITS, a CUDA
  * ring of L primes of BITS bits and one polynomial of uniform words in the coefficient domain
  * (fixed seed). Returns 0, or 2 after a usage message. */

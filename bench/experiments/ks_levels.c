@@ -16,16 +16,7 @@
 
 #include "hepa/rns.h"
 
-#include "exp_check.h" /* HK, exp_ks_setup */
-
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        const cudaError_t e_ = (x);                                                                \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                               \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "exp_check.h" /* HK, CK, exp_ks_setup */
 
 static double now_us(void) {
     struct timespec t;
