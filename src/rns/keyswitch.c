@@ -715,6 +715,10 @@ static hepa_status dev_rescale_tail(const hepa_ks *ks, size_t l, uint64_t *out0,
  * 626.0-629.7 -> 628.7-631.3, P = 1 and 3 level (bench/results/2026-12-06-h100-head-9a8131e.md,
  * 2026-12-06-h100-ks-rows-regcap-ef524e8.md). Only this helper path: the one-stream key switch of
  * other sizes has no helper chain for the edge to delay, and was not measured. */
+/* HELPER AT 2^15: the ring sizes whose plain key switch takes dev_keyswitch (and KS GRAPH's) */
+static int helper_size(const hepa_ring *r) {
+    return r->log_n == 15 || r->log_n == 16;
+}
 static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, uint64_t *out1,
                                  uint64_t *t0, uint64_t *t1, uint64_t *ext, const uint64_t *c,
                                  uint64_t *tmp, const hepa_ksk *key, const uint64_t *add0,
@@ -831,7 +835,7 @@ static hepa_status keyswitch_eager(const hepa_ks *ks, size_t l, uint64_t *out0, 
     if (rescale && s == HEPA_OK && !tens) s = HEPA_ERR_INVALID_ARGUMENT; /* (callers check) */
     if (s == HEPA_OK) {
         /* HELPER AT 2^15, RESCALE ON THE HELPER (dev_keyswitch's notes) */
-        if (dev && (r->log_n == 15 || r->log_n == 16 || rescale))
+        if (dev && (helper_size(r) || rescale))
             s = dev_keyswitch(ks, l, out0, out1, t0, t1, ext, c, tmp, key, add0, add1, tens,
                               rescale);
         else if ((s = modup_inner(ks, l, t0, t1, ext, c, tmp, key, 1)) == HEPA_OK)
@@ -880,7 +884,7 @@ static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, ui
                                  const uint64_t *add1, const hepa_tensor_in *mul, int rescale) {
     const hepa_ring *r = ks->ring;
     struct ks_graph *g = ks->graph;
-    if (!g || !ks_graph_enabled() || (r->log_n != 15 && r->log_n != 16) || _hepa_dev_capturing(r) ||
+    if (!g || !ks_graph_enabled() || !helper_size(r) || _hepa_dev_capturing(r) ||
         atomic_exchange_explicit(&g->busy, 1, memory_order_acquire))
         return keyswitch_eager(ks, l, out0, out1, c, key, add0, add1, mul, rescale, NULL);
     const size_t words = ks_scratch_words(ks, l, mul != NULL);
