@@ -808,11 +808,13 @@ static hepa_status keyswitch_eager(const hepa_ks *ks, size_t l, uint64_t *out0, 
     const int dev = on_device(r);
     uint64_t *buf = given;
     hepa_status s = HEPA_OK;
-    if (!given && dev) {
-        s = _hepa_dev_alloc(r, (void **)&buf, words * sizeof *buf);
-    } else if (!given) {
-        buf = malloc(words * sizeof *buf);
-        s = buf ? HEPA_OK : HEPA_ERR_OUT_OF_MEMORY;
+    if (!given) { /* scratch per call (KS GRAPH passes its kept buffer) */
+        if (dev) {
+            s = _hepa_dev_alloc(r, (void **)&buf, words * sizeof *buf);
+        } else {
+            buf = malloc(words * sizeof *buf);
+            s = buf ? HEPA_OK : HEPA_ERR_OUT_OF_MEMORY;
+        }
     }
     if (s != HEPA_OK) return s;
     uint64_t *ext = buf, *t0 = ext + dn * E * n, *t1 = t0 + E * n, *tmp = t1 + E * n;
@@ -841,10 +843,12 @@ static hepa_status keyswitch_eager(const hepa_ks *ks, size_t l, uint64_t *out0, 
         else if ((s = modup_inner(ks, l, t0, t1, ext, c, tmp, key, 1)) == HEPA_OK)
             s = moddown(ks, l, out0, out1, t0, t1, tmp, add0, add1, tens, 1);
     }
-    if (!given && dev)
-        _hepa_dev_free(r, buf);
-    else if (!given)
-        free(buf);
+    if (!given) {
+        if (dev)
+            _hepa_dev_free(r, buf);
+        else
+            free(buf);
+    }
     return s;
 }
 
