@@ -51,6 +51,25 @@ int _hepa_dev_capturing(const struct hepa_ring *ring) {
     (void)ring;
     return 0;
 }
+hepa_status _hepa_dev_view_create(const struct hepa_ring *ring, hepa_ring_device **out) {
+    (void)ring, (void)out;
+    return HEPA_ERR_NO_DEVICE;
+}
+void _hepa_dev_view_destroy(hepa_ring_device *view) {
+    (void)view;
+}
+hepa_status _hepa_dev_graph_begin(const struct hepa_ring *view) {
+    (void)view;
+    return HEPA_ERR_NO_DEVICE;
+}
+hepa_status _hepa_dev_graph_end(const struct hepa_ring *view, const struct hepa_ring *ring,
+                                void **exec, int ok) {
+    (void)view, (void)ring, (void)exec, (void)ok;
+    return HEPA_ERR_NO_DEVICE;
+}
+void _hepa_dev_graph_free(void *exec) {
+    (void)exec;
+}
 hepa_status _hepa_dev_ntt_inverse(const struct hepa_ring *ring, size_t level, uint64_t *out,
                                   const uint64_t *in) {
     (void)ring, (void)level, (void)out, (void)in;
