@@ -4,6 +4,7 @@
  * against the input; scales beyond 2^53 (exact rounding and reduction); bad input. */
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -373,6 +374,14 @@ Test(ckks, bad_input) {
     cctx_clear(&d);
 }
 
+/* the length of hepa_last_error_message in a thread that has made no call (read there: the
+ * text is the thread's own and goes with it) */
+static void *last_message_of_new_thread(void *out) {
+    const char *m = hepa_last_error_message();
+    *(size_t *)out = m ? strlen(m) : SIZE_MAX;
+    return NULL;
+}
+
 /* DFT MODE (hepa/ckks.h) on the CPU backend: AUTO and FP64 only; the resolved mode is FP64 (the
  * cheapest in the measured cost order) for every scale; bad arguments. */
 Test(ckks, dft_mode) {
@@ -390,8 +399,18 @@ Test(ckks, dft_mode) {
     T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, 7), HEPA_ERR_INVALID_ARGUMENT);
     T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, -2), HEPA_ERR_INVALID_ARGUMENT);
     T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, HEPA_DFT_FP16), HEPA_ERR_UNSUPPORTED);
+    /* the reason is in this thread's hepa_last_error_message, not in another thread's */
+    cr_assert(strstr(hepa_last_error_message(), "CPU backend") != NULL, "message: '%s'",
+              hepa_last_error_message());
+    pthread_t th;
+    size_t other = 1;
+    cr_assert_eq(pthread_create(&th, NULL, last_message_of_new_thread, &other), 0);
+    cr_assert_eq(pthread_join(th, NULL), 0);
+    cr_assert_eq(other, 0, "a new thread's message has length %zu", other);
     T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, HEPA_DFT_FP16X2), HEPA_ERR_UNSUPPORTED);
     T_STATUS(hepa_ckks_encoder_set_dft_mode(c.enc, HEPA_DFT_FP32), HEPA_ERR_UNSUPPORTED);
+    cr_assert(strstr(hepa_last_error_message(), "HEPA_DFT_FP32") != NULL, "message: '%s'",
+              hepa_last_error_message());
     cr_assert_eq(hepa_ckks_dft_mode(c.enc, 0x1p40), HEPA_DFT_FP64, "mode changed on error");
     T_OK(hepa_ckks_encoder_set_dft_mode(c.enc, HEPA_DFT_FP64));
     cr_assert_eq(hepa_ckks_dft_mode(c.enc, 0x1p40), HEPA_DFT_FP64);

@@ -40,9 +40,11 @@ typedef enum hepa_status {
  * unknown values give "unknown hepa_status". */
 HEPA_API const char *hepa_status_string(hepa_status status);
 
-/* Details of the most recent failure in this thread that came from the CUDA runtime (e.g.
- * "cudaMallocFromPoolAsync: out of memory (cudaErrorMemoryAllocation)"), or "" if none. The
- * text stays valid until the next failing hepa call in the same thread. */
+/* Details of the most recent failure in this thread that has details: one from the CUDA runtime
+ * (e.g. "cudaMallocFromPoolAsync: out of memory (cudaErrorMemoryAllocation)") or a reason the
+ * library gives (e.g. why a DFT mode is unsupported on this backend); "" in a thread where there
+ * has been none. Per thread; a failure without details leaves the text as it was. The text stays
+ * valid until the next failing hepa call in the same thread. */
 HEPA_API const char *hepa_last_error_message(void);
 
 #ifdef __cplusplus
