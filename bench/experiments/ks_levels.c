@@ -2,8 +2,9 @@
  * call to call (for KS GRAPH, src/rns/keyswitch.c, whose cache was measured only at one level):
  * hepa_mul_relin_rescale (squaring) at levels L, L - 1, ..., 2, then hepa_mul_relin at the same
  * levels, each chain timed whole (CUDA events on the ring's stream) and its host enqueue time
- * (clock_gettime), median of REPS chains after 2 warm-up chains. Run it twice, with
- * HEPA_KS_GRAPH=0 and =1, on one GPU. Not run yet (written in the seventeenth session).
+ * (clock_gettime), median of REPS chains after 2 warm-up chains. Run it with HEPA_KS_GRAPH=0
+ * and unset (KS GRAPH on) on one GPU. It decided KS GRAPH's default (eighteenth session,
+ * bench/results/2026-12-07-h100-ks-graph-levels.md).
  *   cc -O2 -I include -I/usr/local/cuda/include -o kslevels bench/experiments/ks_levels.c \
  *      -L build -lhepa -L/usr/local/cuda/lib64 -lcudart -Wl,-rpath,build
  *   HEPA_KS_GRAPH=1 ./kslevels 16 33 3 20      (LOG2_N L K REPS) */

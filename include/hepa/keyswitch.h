@@ -84,15 +84,17 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_ksk_export(const hepa_ksk *key, uint64_
 /* (out0, out1) = key switch of c under key (see above). c at level l in [1, L], NTT domain;
  * out0, out1 at level l, take the NTT domain; they may alias c but not each other.
  * Scratch (device pool or malloc): dnum(l)·(l+K) + 3·(l+K) limbs of n words.
- * KS GRAPH (opt-in: environment variable HEPA_KS_GRAPH=1 when the first call reads it; CUDA
- * backend, n = 2^15 and 2^16; this call, hepa_mul_relin and hepa_mul_relin_rescale): an eager
- * call captures its own launches and replays them from an executable graph the context keeps
- * per call shape, updated each call (graph launches overlap the key switch's two streams
- * better: 2^16/33 hepa_mul_relin about 25 µs faster on an H100, at one level; a change of level
- * instantiates the graph anew). The scratch then stays in the context until hepa_ks_destroy,
- * as large as the largest level switched so far (283 MiB at 2^16 with l = 33, K = 3). Calls
- * made while the ring's stream is being captured into the caller's own graph, and calls of
- * other threads while one thread uses the cache, run eagerly.
+ * KS GRAPH (on by default; the environment variable HEPA_KS_GRAPH=0, when the first call reads
+ * it, turns it off; CUDA backend, n = 2^15 and 2^16; this call, hepa_keyswitch_add,
+ * hepa_mul_relin and hepa_mul_relin_rescale): an eager call captures its own launches and
+ * replays them from an executable graph the context keeps per call shape and level, updated
+ * each call (graph launches overlap the key switch's two streams better: on an H100 at 2^16/33
+ * hepa_mul_relin is 23-26 µs faster, and the host's time to enqueue a call 2.5-3.5x shorter).
+ * The first call of a shape at a level instantiates its graph (host time). The scratch then
+ * stays in the context until hepa_ks_destroy, as large as the largest level switched so far
+ * (283 MiB at 2^16 with l = 33, K = 3). Calls made while the ring's stream is being captured
+ * into the caller's own graph, and calls of other threads while one thread uses the cache, run
+ * eagerly.
  * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, out0 == out1), HEPA_ERR_MISMATCH (another ring, a key
  * of another context, levels differ or c above L), HEPA_ERR_DOMAIN (c not in the NTT domain),
  * HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_DEVICE. */

@@ -50,13 +50,15 @@ struct hepa_ks {
     struct ks_graph *graph; /* CUDA backend: KS GRAPH's cache (keyswitch_run), from first use */
 };
 
-/* KS GRAPH (keyswitch_run): per call shape (0 plain, 1 with the tensor, 2 with the tensor and
- * the rescale) the last executable graph; the scratch the graphs use (words, device); the
- * capture view (_hepa_dev_view_create); busy: 1 while a thread uses the cache (others meanwhile
- * run eagerly). */
+/* KS GRAPH (keyswitch_run): exec[s·(L + 1) + l] the last executable graph of call shape s (0
+ * plain, 1 with the tensor, 2 with the tensor and the rescale) at level l (one per level: a CKKS
+ * program changes level between calls, and an update across levels fails where the launches
+ * differ, as the digits' do); the scratch the graphs use (words, device); the capture view
+ * (_hepa_dev_view_create); busy: 1 while a thread uses the cache (others meanwhile run
+ * eagerly). */
 struct ks_graph {
     atomic_int busy;
-    void *exec[3];
+    void **exec;
     uint64_t *buf;
     size_t words;
     hepa_ring_device *view;
@@ -83,8 +85,9 @@ void hepa_ks_destroy(hepa_ks *ks) {
     if (ks->ddown) _hepa_dev_free(ks->ring, ks->ddown);
     if (ks->drs) _hepa_dev_free(ks->ring, ks->drs);
     if (ks->graph) {
-        for (int k = 0; k < 3; ++k)
+        for (size_t k = 0; ks->graph->exec && k < 3 * (ks->L + 1); ++k)
             _hepa_dev_graph_free(ks->graph->exec[k]);
+        free(ks->graph->exec);
         _hepa_dev_free(ks->ring, ks->graph->buf);
         _hepa_dev_view_destroy(ks->graph->view);
         free(ks->graph);
@@ -234,7 +237,8 @@ hepa_status hepa_ks_create(hepa_ks **out, const hepa_ring *ring, size_t num_spec
         ks->pinv_sh[i] = hepa_shoup_precompute(ks->pinv[i], m->value);
     }
     if (on_device(ring)) {
-        if (!(ks->graph = calloc(1, sizeof *ks->graph))) {
+        if (!(ks->graph = calloc(1, sizeof *ks->graph)) ||
+            !(ks->graph->exec = calloc(3 * (L + 1), sizeof *ks->graph->exec))) {
             hepa_ks_destroy(ks);
             return HEPA_ERR_OUT_OF_MEMORY;
         }
@@ -698,7 +702,13 @@ static hepa_status dev_rescale_tail(const hepa_ks *ks, size_t l, uint64_t *out0,
  * graph with node priorities): all high, K = 1 841.6-843.5 / 849.2-856.4, K = 3 494.6-494.8 /
  * 481.2-481.5, K = 4 490.5-492.2 / 475.5-477.2; K = 1 at the default priority 878.3-878.9 /
  * 826.5-827.1; every K at the default 878-881, 531-532 (K = 3), 512 (K = 4) eager
- * (bench/results/2026-11-29-h200-cuda-graphs.md). */
+ * (bench/results/2026-11-29-h200-cuda-graphs.md). MODDOWN RESCALE's helper chain (K + 1 rows,
+ * the rescale's conversion) keeps the high priority: at the default one KS GRAPH made
+ * hepa_mul_relin_rescale at K = 1 slower than eager. H100, ks_levels (a chain of
+ * hepa_mul_relin_rescale from level L down to 2), same call, two rounds, chain GPU µs, eager /
+ * graph at the default priority / graph at the high one: 2^16/33 12677.7, 12692.4 / 12826.5,
+ * 12836.8 / 12250.4, 12266.7; 2^15/17 1929.0, 1912.8 / 1791.8, 1794.0 / 1772.8, 1774.5
+ * (bench/results/2026-12-07-h100-ks-graph-levels.md). */
 #ifndef HEPA_HELPER_LOW_K
 #define HEPA_HELPER_LOW_K 1
 #endif
@@ -734,7 +744,7 @@ static hepa_status dev_keyswitch(const hepa_ks *ks, size_t l, uint64_t *out0, ui
     hepa_ring hv = *r;
     hepa_ring_device hd = *r->dev;
     hd.stream = hd.helper;
-    if (K <= HEPA_HELPER_LOW_K && capturing) hd.helper_prio = hd.least_prio;
+    if (K <= HEPA_HELPER_LOW_K && capturing && !rescale) hd.helper_prio = hd.least_prio;
     hv.dev = &hd;
     const int rows_pdl = !capturing; /* NO PDL IN GRAPHS, for both row passes */
     s = _hepa_dev_ks_rows_inner(&hv, l, K, ks->alpha, dn, t0, t1, ext, c, key->data, key->comp,
@@ -852,33 +862,37 @@ static hepa_status keyswitch_eager(const hepa_ks *ks, size_t l, uint64_t *out0, 
     return s;
 }
 
-/* KS GRAPH (opt-in: HEPA_KS_GRAPH=1, read once). On the CUDA backend at n = 2^15 and 2^16 (the
- * sizes whose key switch forks onto the helper stream: dev_keyswitch), an eager call captures
- * its own launches through a capture view of the ring (its own streams and events: other
- * threads' calls on the ring stay out of the capture), updates the context's executable graph
- * for that call shape from the capture (cudaGraphExecUpdate: kernel parameters such as the data
- * pointers may change; where the update is refused, as across levels whose launches differ, a
- * new instantiation with node priorities), and launches it on the ring's stream. Why: the
- * graph's programmatic edges let the helper chain start as ModUp ends and ModDown's last pass
- * overlap the rows before it, which the eager launches' event waits prevent
- * (bench/results/2026-12-07-h100-ks-eager-graph-trace.md). H100, hepa-bench --ks, same call,
- * hepa_mul_relin median µs, off -> on: 2^16/33 P = 1 912.0 -> 889.0, P = 3 537.3 -> 513.3,
- * P = 2 638.0 -> 611.9, P = 4 524.8 -> 502.6; 2^15/17 185.8 -> 182.3; host time to enqueue
- * 32-35 -> 12.6-15.2 µs (bench/results/2026-12-07-h100-ks-graph-cache.md). Those calls repeat
- * one level; a CKKS program changes level from call to call and so re-instantiates each time
- * here (one graph per shape), at a host cost not measured yet: that is why it is opt-in
- * (bench/experiments/ks_graph_per_level.patch keeps one graph per shape and level; not run).
- * The scratch is one buffer kept in the context (allocated outside the capture: memory nodes
- * have addresses fixed at instantiation), as large as the largest level switched so far:
- * ks_scratch_words, 283 MiB at 2^16/33, P = 3. Eager instead: while the ring's stream is being
- * captured (the caller's own graph), while another thread uses the cache and, as a fallback,
- * where capturing or launching failed (the work was enqueued by neither). */
+/* KS GRAPH (on by default; HEPA_KS_GRAPH=0 in the environment, read once, turns it off). On
+ * the CUDA backend at n = 2^15 and 2^16 (the sizes whose key switch forks onto the helper
+ * stream: dev_keyswitch), an eager call captures its own launches through a capture view of the
+ * ring (its own streams and events: other threads' calls on the ring stay out of the capture),
+ * updates the context's executable graph for that call shape and level from the capture
+ * (cudaGraphExecUpdate: kernel parameters such as the data pointers may change; where there is
+ * none yet or the update is refused, a new instantiation with node priorities), and launches it
+ * on the ring's stream. Why: the graph's programmatic edges let the helper chain start as ModUp
+ * ends and ModDown's last pass overlap the rows before it, which the eager launches' event waits
+ * prevent (bench/results/2026-12-07-h100-ks-eager-graph-trace.md). H100, hepa-bench --ks, same
+ * call, one level, hepa_mul_relin median µs, off -> on: 2^16/33 P = 1 912.0 -> 889.0, P = 3
+ * 537.3 -> 513.3, P = 2 638.0 -> 611.9, P = 4 524.8 -> 502.6; 2^15/17 185.8 -> 182.3; host time
+ * to enqueue 32-35 -> 12.6-15.2 µs (bench/results/2026-12-07-h100-ks-graph-cache.md). One graph
+ * per shape and level, because a CKKS program changes level from call to call and an update
+ * across levels is refused where the launches differ (as the digits' do): with one per shape
+ * every such call instantiated anew. On chains of calls from level L down to 2 (ks_levels),
+ * H100, median chain time on the GPU, off -> on, hepa_mul_relin / hepa_mul_relin_rescale (µs):
+ * 2^16/33 P = 3 8898 -> 8385 / 9138 -> 8655; P = 1 12353-12428 -> 12286-12330 / 12678-12695 ->
+ * 12250-12267; 2^15/17 1725-1744 -> 1699-1720 / 1913-1929 -> 1773-1775; the host's enqueue
+ * time 2.5-3.5x lower (bench/results/2026-12-07-h100-ks-graph-levels.md). The scratch is one buffer
+ * kept in the context (allocated outside the capture: memory nodes have addresses fixed at
+ * instantiation), as large as the largest level switched so far: ks_scratch_words, 283 MiB at
+ * 2^16/33, P = 3. Eager instead: while the ring's stream is being captured (the caller's own
+ * graph), while another thread uses the cache and, as a fallback, where capturing or launching
+ * failed (the work was enqueued by neither). */
 static int ks_graph_enabled(void) {
     static atomic_int on = -1;
     int v = atomic_load_explicit(&on, memory_order_relaxed);
     if (v < 0) {
         const char *e = getenv("HEPA_KS_GRAPH");
-        v = e && e[0] == '1' && e[1] == '\0';
+        v = !(e && e[0] == '0' && e[1] == '\0');
         atomic_store_explicit(&on, v, memory_order_relaxed);
     }
     return v;
@@ -907,8 +921,8 @@ static hepa_status keyswitch_run(const hepa_ks *ks, size_t l, uint64_t *out0, ui
         kv.ring = &rv;
         if (_hepa_dev_graph_begin(&rv) == HEPA_OK) {
             s = keyswitch_eager(&kv, l, out0, out1, c, key, add0, add1, mul, rescale, g->buf);
-            const hepa_status sg =
-                _hepa_dev_graph_end(&rv, r, &g->exec[mul ? 1 + rescale : 0], s == HEPA_OK);
+            void **x = &g->exec[(mul ? 1 + rescale : 0) * (ks->L + 1) + l];
+            const hepa_status sg = _hepa_dev_graph_end(&rv, r, x, s == HEPA_OK);
             graphed = s == HEPA_OK && sg == HEPA_OK;
         }
     }

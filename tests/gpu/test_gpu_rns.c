@@ -526,6 +526,17 @@ Test(gpu_rns, keyswitch_small_n16_k34) {
     check_keyswitch(65536, 6, 5, 0, 40);
 }
 
+/* KS GRAPH (keyswitch.c) is on by default, so the other key-switch tests run through its cache
+ * (one graph per call shape and level: levels L, (L + 1)/2 and 1 take turns in each check). This
+ * one runs the same checks with it off (HEPA_KS_GRAPH=0, set before this test's process, as
+ * Criterion runs each test in its own, first reads it): the eager launches at 2^15 and 2^16. */
+Test(gpu_rns, keyswitch_eager) {
+    cr_assert_eq(setenv("HEPA_KS_GRAPH", "0", 1), 0);
+    check_keyswitch(32768, 7, 3, 0, 40);
+    check_keyswitch_mixed(65536);
+    check_keyswitch(65536, 5, 2, 0, 40);
+}
+
 /* Issue 6's full shapes. Their host twins take most of the time (each case runs about 35 key
  * switches on the CPU backend; at 2^16/33 with one-limb digits, 33 digits each), so they are split
  * over four tests that Criterion's -j runs side by side. As one test (without the P = 3 and 4
