@@ -70,12 +70,23 @@ fi
 
 if ((valgrind)); then sanitize=0; fi
 
-if ((sanitize != 2)); then
-    cfg=(-S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release)
+# configure_build LABEL DIR CMAKE_ARGS...: configures DIR from the repository and builds it
+configure_build() {
+    local label=$1 dir=$2
+    shift 2
+    local args=(-S "$root" -B "$dir" "$@")
     # the generator is fixed at the first configure; pass it only then
-    if [[ ! -f "$build/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
-        cfg+=(-G Ninja)
+    if [[ ! -f "$dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
+        args+=(-G Ninja)
     fi
+    echo "== ${label}configure $dir"
+    cmake "${args[@]}"
+    echo "== ${label}build ($jobs jobs)"
+    cmake --build "$dir" --parallel "$jobs"
+}
+
+if ((sanitize != 2)); then
+    cfg=(-DCMAKE_BUILD_TYPE=Release)
     if ((valgrind)); then
         cfg+=(-DHEPA_TEST_MEMCHECK=ON)
     fi
@@ -83,11 +94,7 @@ if ((sanitize != 2)); then
         read -r -a extra <<<"$HEPA_CMAKE_ARGS"
         cfg+=("${extra[@]}")
     fi
-
-    echo "== configure $build"
-    cmake "${cfg[@]}"
-    echo "== build ($jobs jobs)"
-    cmake --build "$build" --parallel "$jobs"
+    configure_build "" "$build" "${cfg[@]}"
 
     if ((valgrind)); then
         export HEPA_TEST_QUICK=1
@@ -117,16 +124,10 @@ if ((sanitize)); then
         "${CC:-cc}" $san -x c - -o "$probe" >/dev/null 2>&1 && "$probe"; then
         rm -f "$probe"
         sbuild=${HEPA_SAN_BUILD_DIR:-$root/build-san}
-        scfg=(-S "$root" -B "$sbuild" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEPA_ENABLE_CUDA=OFF
-            -DHEPA_BUILD_BENCH=OFF "-DCMAKE_C_FLAGS=$san" "-DCMAKE_EXE_LINKER_FLAGS=$san"
-            "-DCMAKE_SHARED_LINKER_FLAGS=$san")
-        if [[ ! -f "$sbuild/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
-            scfg+=(-G Ninja)
-        fi
-        echo "== sanitizer stage: configure $sbuild (CPU-only, ASan + UBSan)"
-        cmake "${scfg[@]}"
-        echo "== sanitizer stage: build ($jobs jobs)"
-        cmake --build "$sbuild" --parallel "$jobs"
+        configure_build "sanitizer stage (CPU-only, ASan + UBSan): " "$sbuild" \
+            -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEPA_ENABLE_CUDA=OFF -DHEPA_BUILD_BENCH=OFF \
+            "-DCMAKE_C_FLAGS=$san" "-DCMAKE_EXE_LINKER_FLAGS=$san" \
+            "-DCMAKE_SHARED_LINKER_FLAGS=$san"
         echo "== sanitizer stage: ctest"
         UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir "$sbuild" --output-on-failure \
             -E check_install --parallel "$jobs"

@@ -881,10 +881,10 @@ static hepa_status keyswitch_eager(const hepa_ks *ks, size_t l, uint64_t *out0, 
  * H100, median chain time on the GPU, off -> on, hepa_mul_relin / hepa_mul_relin_rescale (µs):
  * 2^16/33 P = 3 8898 -> 8385 / 9138 -> 8655; P = 1 12353-12428 -> 12286-12330 / 12678-12695 ->
  * 12250-12267; 2^15/17 1725-1744 -> 1699-1720 / 1913-1929 -> 1773-1775; the host's enqueue
- * time 2.5-3.5x lower (bench/results/2026-12-07-h100-ks-graph-levels.md). The scratch is one buffer
- * kept in the context (allocated outside the capture: memory nodes have addresses fixed at
- * instantiation), as large as the largest level switched so far: ks_scratch_words, 283 MiB at
- * 2^16/33, P = 3. Eager instead: while the ring's stream is being captured (the caller's own
+ * time 2.5-3.5x lower (bench/results/2026-12-07-h100-ks-graph-levels.md). The scratch is one
+ * buffer kept in the context (allocated outside the capture: memory nodes have addresses fixed
+ * at instantiation), as large as the largest level switched so far: ks_scratch_words, 283 MiB
+ * at 2^16/33, P = 3. Eager instead: while the ring's stream is being captured (the caller's own
  * graph), while another thread uses the cache and, as a fallback, where capturing or launching
  * failed (the work was enqueued by neither). */
 static int ks_graph_enabled(void) {
