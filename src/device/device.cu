@@ -66,6 +66,30 @@ extern "C" int _hepa_dev_allow_smem(const void *kernel, size_t bytes) {
 
 static cudaStream_t stream_of(const hepa_ring *ring) { return (cudaStream_t)ring->dev->stream; }
 
+// STREAMS of a ring's device state, the ring's own or a capture view's (_hepa_dev_view_create):
+// the work stream, the helper stream at d->helper_prio, and the fork and join events. Whatever
+// was created is in d, also on failure, for dev_streams_destroy (which takes NULL entries).
+static cudaError_t dev_streams_create(hepa_ring_device *d) {
+    cudaStream_t st = NULL, h = NULL;
+    cudaError_t e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+    d->stream = st;
+    if (e == cudaSuccess)
+        e = cudaStreamCreateWithPriority(&h, cudaStreamNonBlocking, d->helper_prio);
+    d->helper = h;
+    for (int k = 0; k < 2; ++k) {
+        cudaEvent_t ev = NULL;
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+        d->fork_ev[k] = ev;
+    }
+    return e;
+}
+static void dev_streams_destroy(hepa_ring_device *d) {
+    if (d->helper) cudaStreamDestroy((cudaStream_t)d->helper);
+    for (int k = 0; k < 2; ++k)
+        if (d->fork_ev[k]) cudaEventDestroy((cudaEvent_t)d->fork_ev[k]);
+    if (d->stream) cudaStreamDestroy((cudaStream_t)d->stream);
+}
+
 extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
     hepa_ring_device *d = (hepa_ring_device *)calloc(1, sizeof *d);
     if (!d) return HEPA_ERR_OUT_OF_MEMORY;
@@ -75,7 +99,6 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
     uint64_t *host_tables = NULL;
     hepa_dev_limb *host_limbs = NULL;
     size_t nf = 0, words = 0; // FP64 limbs, table words (declared before the gotos below)
-    cudaStream_t st = NULL;
     cudaMemPool_t pool = NULL;
 #define TRY(call)                                                                              \
     do {                                                                                       \
@@ -91,23 +114,14 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
         TRY(cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, d->device));
         TRY(cudaDeviceGetAttribute(&d->l2, cudaDevAttrL2CacheSize, d->device));
     }
-    TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    d->stream = st;
     {
         // HELPER STREAM, of the highest priority: its blocks are scheduled first when both
         // streams have some waiting (key switching puts its short branch there)
         int least = 0, greatest = 0;
-        cudaStream_t h = NULL;
         TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        TRY(cudaStreamCreateWithPriority(&h, cudaStreamNonBlocking, greatest));
-        d->helper = h;
         d->helper_prio = greatest;
         d->least_prio = least;
-        for (int k = 0; k < 2; ++k) {
-            cudaEvent_t ev = NULL;
-            TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
-            d->fork_ev[k] = ev;
-        }
+        TRY(dev_streams_create(d));
     }
     TRY(cudaDeviceGetDefaultMemPool(&pool, d->device));
     {
@@ -236,10 +250,7 @@ extern "C" void _hepa_dev_ring_free(hepa_ring *ring) {
     cudaFree(d->idmap);
     cudaFree(d->sched);
     cudaFree(d->rescale);
-    if (d->helper) cudaStreamDestroy((cudaStream_t)d->helper);
-    for (int k = 0; k < 2; ++k)
-        if (d->fork_ev[k]) cudaEventDestroy((cudaEvent_t)d->fork_ev[k]);
-    if (d->stream) cudaStreamDestroy((cudaStream_t)d->stream);
+    dev_streams_destroy(d);
     free(d);
     ring->dev = NULL;
 }
@@ -260,16 +271,7 @@ extern "C" hepa_status _hepa_dev_view_create(const hepa_ring *ring, hepa_ring_de
     hepa_ring_device *v = (hepa_ring_device *)malloc(sizeof *v);
     if (!v) return HEPA_ERR_OUT_OF_MEMORY;
     *v = *ring->dev; // (the tables, pool and counters are the ring's: shared, not owned)
-    v->stream = v->helper = NULL;
-    v->fork_ev[0] = v->fork_ev[1] = NULL;
-    cudaStream_t st = NULL, h = NULL;
-    cudaEvent_t ev[2] = {NULL, NULL};
-    cudaError_t e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
-    if (e == cudaSuccess)
-        e = cudaStreamCreateWithPriority(&h, cudaStreamNonBlocking, v->helper_prio);
-    for (int k = 0; k < 2 && e == cudaSuccess; ++k)
-        e = cudaEventCreateWithFlags(&ev[k], cudaEventDisableTiming);
-    v->stream = st, v->helper = h, v->fork_ev[0] = ev[0], v->fork_ev[1] = ev[1];
+    const cudaError_t e = dev_streams_create(v);
     if (e != cudaSuccess) {
         _hepa_dev_view_destroy(v);
         return _hepa_dev_status(e, "capture view");
@@ -279,10 +281,7 @@ extern "C" hepa_status _hepa_dev_view_create(const hepa_ring *ring, hepa_ring_de
 }
 extern "C" void _hepa_dev_view_destroy(hepa_ring_device *v) {
     if (!v) return;
-    if (v->stream) cudaStreamDestroy((cudaStream_t)v->stream);
-    if (v->helper) cudaStreamDestroy((cudaStream_t)v->helper);
-    for (int k = 0; k < 2; ++k)
-        if (v->fork_ev[k]) cudaEventDestroy((cudaEvent_t)v->fork_ev[k]);
+    dev_streams_destroy(v);
     free(v);
 }
 extern "C" hepa_status _hepa_dev_graph_begin(const hepa_ring *view) {
