@@ -214,7 +214,8 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
             s = HEPA_ERR_OUT_OF_MEMORY;
             goto fail;
         }
-        uint64_t inv[HEPA_RING_MAX_MODULI], inv_sh[HEPA_RING_MAX_MODULI], qmod[HEPA_RING_MAX_MODULI];
+        uint64_t inv[HEPA_RING_MAX_MODULI], inv_sh[HEPA_RING_MAX_MODULI],
+            qmod[HEPA_RING_MAX_MODULI];
         for (size_t l = 2; l <= L; ++l) {
             uint64_t *b = h + (l - 1) * B;
             _hepa_rescale_consts(ring, l, inv, inv_sh, qmod);
@@ -226,7 +227,8 @@ extern "C" hepa_status _hepa_dev_ring_init(hepa_ring *ring) {
             }
         }
         cudaError_t e = cudaMalloc((void **)&d->rescale, L * B * sizeof *h);
-        if (e == cudaSuccess) e = cudaMemcpy(d->rescale, h, L * B * sizeof *h, cudaMemcpyHostToDevice);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(d->rescale, h, L * B * sizeof *h, cudaMemcpyHostToDevice);
         free(h);
         TRY(e);
     }
