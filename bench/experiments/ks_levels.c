@@ -7,7 +7,7 @@
  * bench/results/2026-12-07-h100-ks-graph-levels.md).
  *   cc -O2 -I include -I/usr/local/cuda/include -o kslevels bench/experiments/ks_levels.c \
  *      -L build -lhepa -L/usr/local/cuda/lib64 -lcudart -Wl,-rpath,build
- *   HEPA_KS_GRAPH=1 ./kslevels 16 33 3 20      (LOG2_N L K REPS) */
+ *   ./kslevels 16 33 3 20      (LOG2_N L K REPS; HEPA_KS_GRAPH=0 ./kslevels ... for eager) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

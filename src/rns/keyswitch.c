@@ -7,6 +7,7 @@
 
 #include "hepa/keyswitch.h"
 #include "hepa/rns.h"
+#include "host/env.h"
 #include "ntt/internal.h"
 #include "rns/conv_core.h"
 #include "rns/internal.h"
@@ -891,8 +892,7 @@ static int ks_graph_enabled(void) {
     static atomic_int on = -1;
     int v = atomic_load_explicit(&on, memory_order_relaxed);
     if (v < 0) {
-        const char *e = getenv("HEPA_KS_GRAPH");
-        v = !(e && e[0] == '0' && e[1] == '\0');
+        v = _hepa_env_on_unless_0("HEPA_KS_GRAPH");
         atomic_store_explicit(&on, v, memory_order_relaxed);
     }
     return v;
