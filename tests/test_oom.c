@@ -139,6 +139,7 @@ struct fixture {
     uint64_t want0[M * N], want1[M * N]; /* reference outputs */
     uint64_t buf[4 * M * N];             /* host operands and outputs */
     uint64_t keep[4 * M * N];            /* a copy of buf, for the untouched checks */
+    uint64_t keyw[2 * 2 * M * N];        /* rlk's words (2 digits of K = 2 primes) */
     double slots[N], back[N];
     mpz_t z[N];
 };
@@ -173,6 +174,8 @@ static void setup(fixture *f) {
         poly_rand(f, ops[i], HEPA_DOMAIN_NTT);
     T_OK(hepa_ks_create(&f->ks, f->r, K, 0));
     T_OK(hepa_ksk_create(&f->rlk, f->ks, f->s2, f->s, f->g));
+    cr_assert_eq(hepa_ks_key_words(f->ks), sizeof f->keyw / sizeof *f->keyw);
+    T_OK(hepa_ksk_export(f->rlk, f->keyw));
     T_OK(hepa_ckks_encoder_create(&f->enc, f->r));
     T_OK(hepa_bp_field_create_named(&f->bp, HEPA_BP_P3));
     for (size_t i = 0; i < N; ++i)
@@ -248,6 +251,9 @@ static hepa_status run_ksk(fixture *f) {
 static void undo_ksk(fixture *f) {
     hepa_ksk_destroy(f->made);
 }
+static hepa_status run_ksk_import(fixture *f) {
+    return hepa_ksk_import((hepa_ksk **)&f->made, f->ks, f->keyw, hepa_ks_key_words(f->ks));
+}
 static hepa_status run_bp(fixture *f) {
     return hepa_bp_field_create_named((hepa_bp_field **)&f->made, HEPA_BP_W59_K8);
 }
@@ -265,6 +271,7 @@ Test(oom, creators) {
         {"hepa_ckks_encoder_create", run_encoder, undo_encoder, NULL, made_untouched},
         {"hepa_ks_create", run_ks, undo_ks, NULL, made_untouched},
         {"hepa_ksk_create", run_ksk, undo_ksk, NULL, made_untouched},
+        {"hepa_ksk_import", run_ksk_import, undo_ksk, NULL, made_untouched},
         {"hepa_bp_field_create_named", run_bp, undo_bp, NULL, made_untouched},
     };
     for (size_t i = 0; i < sizeof ops / sizeof *ops; ++i)

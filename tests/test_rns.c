@@ -500,7 +500,19 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
         T_OK(hepa_ksk_export(key, w));
         for (size_t i = 0; i < kw; ++i)
             cr_assert(w[i] < q[i / n % M], "key word %zu not below its modulus", i);
-        free(w);
+        /* import gives the words back, and the switches below run with the imported key */
+        cr_assert_eq(hepa_ks_key_words(ks), kw);
+        hepa_ksk *imp = NULL;
+        T_OK(hepa_ksk_import(&imp, ks, w, kw));
+        cr_assert_eq(hepa_ksk_bytes(imp), hepa_ksk_bytes(key));
+        uint64_t *w2 = malloc(kw * sizeof *w2);
+        cr_assert(w2);
+        memset(w2, 0xA5, kw * sizeof *w2);
+        T_OK(hepa_ksk_export(imp, w2));
+        T_ARRAY_EQ(w2, w, kw, "imported key words");
+        hepa_ksk_destroy(key);
+        key = imp;
+        free(w), free(w2);
     }
     double logP = 0;
     for (size_t k = 0; k < K; ++k) logP += log2((double)q[L + k]);
@@ -643,6 +655,32 @@ Test(keyswitch, bad_input) {
     hepa_ksk *key2 = NULL;
     T_OK(hepa_ksk_create(&key, ks, s, s, g));
     T_OK(hepa_ksk_create(&key2, ks2, s, s, g));
+    { /* hepa_ksk_import: NULLs, a length of another context, a word not below its modulus in
+       * the first and in the last component (*out untouched, nothing leaked) */
+        const size_t kw = hepa_ks_key_words(ks);
+        cr_assert_eq(kw, 2 * 2 * M * n);
+        cr_assert_eq(hepa_ks_key_words(NULL), 0);
+        uint64_t *w = malloc(kw * sizeof *w);
+        cr_assert(w);
+        T_OK(hepa_ksk_export(key, w));
+        hepa_ksk *imp = NULL;
+        T_STATUS(hepa_ksk_import(NULL, ks, w, kw), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_ksk_import(&imp, NULL, w, kw), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_ksk_import(&imp, ks, NULL, kw), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_ksk_import(&imp, ks, w, kw - 1), HEPA_ERR_MISMATCH);
+        T_STATUS(hepa_ksk_import(&imp, ks2, w, kw), HEPA_ERR_MISMATCH); /* 3 digits, not 2 */
+        const uint64_t w0 = w[5], wl = w[kw - 1];
+        w[5] = q[0];
+        T_STATUS(hepa_ksk_import(&imp, ks, w, kw), HEPA_ERR_INVALID_ARGUMENT);
+        w[5] = w0;
+        w[kw - 1] = ~(uint64_t)0;
+        T_STATUS(hepa_ksk_import(&imp, ks, w, kw), HEPA_ERR_INVALID_ARGUMENT);
+        cr_assert_null(imp);
+        w[kw - 1] = wl;
+        T_OK(hepa_ksk_import(&imp, ks, w, kw));
+        hepa_ksk_destroy(imp);
+        free(w);
+    }
     hepa_poly *c = poly_of(r, L), *o0 = poly_of(r, L), *o1 = poly_of(r, L), *top = poly_of(r, M);
     hepa_poly *o1low = poly_of(r, L - 1);
     T_STATUS(hepa_keyswitch(ks, o0, o1, c, key), HEPA_ERR_DOMAIN);

@@ -80,6 +80,21 @@ HEPA_API size_t hepa_ksk_bytes(const hepa_ksk *key);
  * order, every word in [0, q_i). On the CUDA backend it waits for the ring's stream.
  * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL), HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_DEVICE. */
 HEPA_API HEPA_NODISCARD hepa_status hepa_ksk_export(const hepa_ksk *key, uint64_t *out);
+/* Words in a key of this context: dnum(L) · 2 · (L+K) · n, the length of hepa_ksk_export's
+ * output and of hepa_ksk_import's input (0 for NULL). */
+HEPA_API size_t hepa_ks_key_words(const hepa_ks *ks);
+/* A key from `count` host words in hepa_ksk_export's layout (count = hepa_ks_key_words(ks)),
+ * stored in the ring backend's memory as hepa_ksk_create stores its keys (so a key made on one
+ * backend or machine, exported and sent, switches on another: the server's context must have the
+ * same moduli in the same order, n, K and digit size; only the length and the words' ranges can
+ * be checked). hepa_ksk_export of the result gives the words back. The words may be freed or
+ * changed when the call returns. On the CUDA backend the packing is enqueued on the ring's
+ * stream, as for hepa_ksk_create.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, or a word of limb i not in [0, q_i)),
+ * HEPA_ERR_MISMATCH (count is not hepa_ks_key_words(ks)), HEPA_ERR_OUT_OF_MEMORY,
+ * HEPA_ERR_DEVICE; *out is set on HEPA_OK only. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_ksk_import(hepa_ksk **out, const hepa_ks *ks,
+                                                    const uint64_t *words, size_t count);
 
 /* (out0, out1) = key switch of c under key (see above). c at level l in [1, L], NTT domain;
  * out0, out1 at level l, take the NTT domain; they may alias c but not each other.

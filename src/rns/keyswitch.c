@@ -344,31 +344,79 @@ static hepa_status store_comp(const hepa_ksk *key, size_t c, const uint64_t *src
     return HEPA_OK;
 }
 
-hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *s_from,
-                            const hepa_poly *s_to, hepa_rng *rng) {
-    if (!out || !ks || !s_from || !s_to || !rng) return HEPA_ERR_INVALID_ARGUMENT;
+/* An empty key of ks's shape in the ring backend's memory (*out on HEPA_OK only). */
+static hepa_status ksk_alloc(hepa_ksk **out, const hepa_ks *ks) {
     const hepa_ring *r = ks->ring;
-    const size_t M = r->num_moduli, n = r->n;
-    if (s_from->ring != r || s_to->ring != r || s_from->level != M || s_to->level != M)
-        return HEPA_ERR_MISMATCH;
-    if (s_from->domain != HEPA_DOMAIN_NTT || s_to->domain != HEPA_DOMAIN_NTT)
-        return HEPA_ERR_DOMAIN;
+    const size_t M = r->num_moduli;
     hepa_ksk *key = calloc(1, sizeof *key);
     if (!key) return HEPA_ERR_OUT_OF_MEMORY;
     key->ks = ks;
     key->dnum = dnum_of(ks, ks->L);
     for (size_t m = 0; on_device(r) && m < M; ++m)
         if (r->moduli[m] < HEPA_KSK_PACK_BELOW) key->packed |= (uint64_t)1 << m;
-    key->comp = hepa_ksk_limb_at(key->packed, n, (unsigned)M);
+    key->comp = hepa_ksk_limb_at(key->packed, r->n, (unsigned)M);
     hepa_status s = HEPA_OK;
     if (on_device(r)) {
         s = _hepa_dev_alloc(r, (void **)&key->data, hepa_ksk_bytes(key));
     } else if (!(key->data = malloc(hepa_ksk_bytes(key)))) {
         s = HEPA_ERR_OUT_OF_MEMORY;
     }
+    if (s != HEPA_OK) {
+        hepa_ksk_destroy(key);
+        return s;
+    }
+    *out = key;
+    return HEPA_OK;
+}
+
+size_t hepa_ks_key_words(const hepa_ks *ks) {
+    return ks ? dnum_of(ks, ks->L) * 2 * ks->ring->num_moduli * ks->ring->n : 0;
+}
+
+/* Each component goes through the checks of hepa_poly_set (on the CUDA backend through a device
+ * polynomial and the upload, then the same packing as hepa_ksk_create's), so a bad word fails
+ * the call after the components before it were stored: the key is then destroyed. */
+hepa_status hepa_ksk_import(hepa_ksk **out, const hepa_ks *ks, const uint64_t *words,
+                            size_t count) {
+    if (!out || !ks || !words) return HEPA_ERR_INVALID_ARGUMENT;
+    if (count != hepa_ks_key_words(ks)) return HEPA_ERR_MISMATCH;
+    const hepa_ring *r = ks->ring;
+    const size_t cw = r->num_moduli * r->n; /* words of one component */
+    hepa_ksk *key = NULL;
+    hepa_poly *t = NULL;
+    hepa_status s = ksk_alloc(&key, ks);
+    if (s == HEPA_OK && on_device(r)) s = hepa_poly_create(&t, r, r->num_moduli);
+    for (size_t c = 0; s == HEPA_OK && c < 2 * key->dnum; ++c) {
+        const uint64_t *src = words + c * cw;
+        if (t)
+            s = hepa_poly_set(t, src, HEPA_DOMAIN_NTT);
+        else if (!_hepa_limbs_ok(r, r->num_moduli, src))
+            s = HEPA_ERR_INVALID_ARGUMENT;
+        if (s == HEPA_OK) s = store_comp(key, c, t ? t->data : src);
+    }
+    hepa_poly_destroy(t); /* stream-ordered on the device: after the packing */
+    if (s != HEPA_OK) {
+        hepa_ksk_destroy(key);
+        return s;
+    }
+    *out = key;
+    return HEPA_OK;
+}
+
+hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *s_from,
+                            const hepa_poly *s_to, hepa_rng *rng) {
+    if (!out || !ks || !s_from || !s_to || !rng) return HEPA_ERR_INVALID_ARGUMENT;
+    const hepa_ring *r = ks->ring;
+    const size_t M = r->num_moduli;
+    if (s_from->ring != r || s_to->ring != r || s_from->level != M || s_to->level != M)
+        return HEPA_ERR_MISMATCH;
+    if (s_from->domain != HEPA_DOMAIN_NTT || s_to->domain != HEPA_DOMAIN_NTT)
+        return HEPA_ERR_DOMAIN;
+    hepa_ksk *key = NULL;
+    hepa_status s = ksk_alloc(&key, ks);
+    if (s != HEPA_OK) return s;
     hepa_poly *a = NULL, *b = NULL, *t = NULL;
-    if (s == HEPA_OK && (s = hepa_poly_create(&a, r, M)) == HEPA_OK &&
-        (s = hepa_poly_create(&b, r, M)) == HEPA_OK)
+    if ((s = hepa_poly_create(&a, r, M)) == HEPA_OK && (s = hepa_poly_create(&b, r, M)) == HEPA_OK)
         s = hepa_poly_create(&t, r, M);
     /* P mod q_i on the primes of digit j, 0 on every other limb (P ≡ 0 mod each p_k) */
     uint64_t scal[HEPA_RING_MAX_MODULI];

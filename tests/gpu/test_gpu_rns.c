@@ -294,6 +294,24 @@ static void check_keyswitch_q(size_t n, size_t L, size_t K, size_t alpha, unsign
     T_STATUS(hepa_ksk_export(NULL, kk), HEPA_ERR_INVALID_ARGUMENT);
     T_STATUS(hepa_ksk_export(keyd, NULL), HEPA_ERR_INVALID_ARGUMENT);
     cr_assert_eq(hepa_ksk_bytes(NULL), 0);
+    { /* the host key's words imported into the device context: the same storage (export and
+       * size), and the switches below run with it (keyd's words equal them, checked above) */
+        hepa_ksk *keyi = NULL;
+        cr_assert_eq(hepa_ks_key_words(kd), kw);
+        T_OK(hepa_ksk_import(&keyi, kd, kh_w, kw));
+        cr_assert_eq(hepa_ksk_bytes(keyi), hepa_ksk_bytes(keyd));
+        memset(kk, 0xA5, kw * 8);
+        T_OK(hepa_ksk_export(keyi, kk));
+        T_ARRAY_EQ(kk, kh_w, kw, "imported switching key words");
+        const uint64_t w0 = kh_w[kw - 1]; /* a word at its modulus, in the last component */
+        kh_w[kw - 1] = p.q[M - 1];
+        hepa_ksk *bad = NULL;
+        T_STATUS(hepa_ksk_import(&bad, kd, kh_w, kw), HEPA_ERR_INVALID_ARGUMENT);
+        cr_assert_null(bad);
+        kh_w[kw - 1] = w0;
+        hepa_ksk_destroy(keyd);
+        keyd = keyi;
+    }
     free(kk), free(kh_w);
     const size_t levels[] = {L, (L + 1) / 2, 1};
     for (int li = 0; li < 3; ++li) {
