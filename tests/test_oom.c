@@ -140,6 +140,8 @@ struct fixture {
     uint64_t buf[4 * M * N];             /* host operands and outputs */
     uint64_t keep[4 * M * N];            /* a copy of buf, for the untouched checks */
     uint64_t keyw[2 * 2 * M * N];        /* rlk's words (2 digits of K = 2 primes) */
+    uint64_t keyb[2 * M * N];            /* a seeded key's b_j, and its seed */
+    uint8_t seed[32];
     double slots[N], back[N];
     mpz_t z[N];
 };
@@ -176,6 +178,14 @@ static void setup(fixture *f) {
     T_OK(hepa_ksk_create(&f->rlk, f->ks, f->s2, f->s, f->g));
     cr_assert_eq(hepa_ks_key_words(f->ks), sizeof f->keyw / sizeof *f->keyw);
     T_OK(hepa_ksk_export(f->rlk, f->keyw));
+    {
+        hepa_ksk *sk = NULL;
+        for (int i = 0; i < 32; ++i)
+            f->seed[i] = (uint8_t)test_rand64(&f->t);
+        T_OK(hepa_ksk_create_seeded(&sk, f->ks, f->s2, f->s, f->g, f->seed));
+        T_OK(hepa_ksk_export_seeded(sk, f->seed, f->keyb));
+        hepa_ksk_destroy(sk);
+    }
     T_OK(hepa_ckks_encoder_create(&f->enc, f->r));
     T_OK(hepa_bp_field_create_named(&f->bp, HEPA_BP_P3));
     for (size_t i = 0; i < N; ++i)
@@ -254,6 +264,13 @@ static void undo_ksk(fixture *f) {
 static hepa_status run_ksk_import(fixture *f) {
     return hepa_ksk_import((hepa_ksk **)&f->made, f->ks, f->keyw, hepa_ks_key_words(f->ks));
 }
+static hepa_status run_ksk_seeded(fixture *f) {
+    return hepa_ksk_create_seeded((hepa_ksk **)&f->made, f->ks, f->s2, f->s, f->g, f->seed);
+}
+static hepa_status run_ksk_import_seeded(fixture *f) {
+    return hepa_ksk_import_seeded((hepa_ksk **)&f->made, f->ks, f->seed, f->keyb,
+                                  hepa_ks_key_words(f->ks) / 2);
+}
 static hepa_status run_bp(fixture *f) {
     return hepa_bp_field_create_named((hepa_bp_field **)&f->made, HEPA_BP_W59_K8);
 }
@@ -272,6 +289,8 @@ Test(oom, creators) {
         {"hepa_ks_create", run_ks, undo_ks, NULL, made_untouched},
         {"hepa_ksk_create", run_ksk, undo_ksk, NULL, made_untouched},
         {"hepa_ksk_import", run_ksk_import, undo_ksk, NULL, made_untouched},
+        {"hepa_ksk_create_seeded", run_ksk_seeded, undo_ksk, NULL, made_untouched},
+        {"hepa_ksk_import_seeded", run_ksk_import_seeded, undo_ksk, NULL, made_untouched},
         {"hepa_bp_field_create_named", run_bp, undo_bp, NULL, made_untouched},
     };
     for (size_t i = 0; i < sizeof ops / sizeof *ops; ++i)

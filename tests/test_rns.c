@@ -490,8 +490,16 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
     T_OK(hepa_sample_ternary(g, s2));
     T_OK(hepa_poly_to_ntt(s));
     T_OK(hepa_poly_to_ntt(s2));
+    /* shapes with an odd L switch with a seeded key (SEEDED KEYS, keyswitch.c) */
+    const int seeded = (int)(L & 1);
+    uint8_t seed[32];
+    for (int i = 0; i < 32; ++i)
+        seed[i] = (uint8_t)test_rand64(&t);
     hepa_ksk *key = NULL;
-    T_OK(hepa_ksk_create(&key, ks, s2, s, g));
+    if (seeded)
+        T_OK(hepa_ksk_create_seeded(&key, ks, s2, s, g, seed));
+    else
+        T_OK(hepa_ksk_create(&key, ks, s2, s, g));
     { /* the host backend keeps 8-byte words; the export is in the documented order */
         const size_t kw = hepa_ks_num_digits(ks, L) * 2 * M * n;
         cr_assert_eq(hepa_ksk_bytes(key), kw * sizeof(uint64_t));
@@ -510,9 +518,29 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
         memset(w2, 0xA5, kw * sizeof *w2);
         T_OK(hepa_ksk_export(imp, w2));
         T_ARRAY_EQ(w2, w, kw, "imported key words");
+        /* a seeded key: its seed and b_j, and the key they import to (a_j drawn again) */
+        uint8_t sd[32];
+        uint64_t *bw = malloc(kw / 2 * sizeof *bw);
+        cr_assert(bw);
+        memset(bw, 0xA5, kw / 2 * sizeof *bw);
+        if (!seeded) {
+            T_STATUS(hepa_ksk_export_seeded(key, sd, bw), HEPA_ERR_UNSUPPORTED);
+        } else {
+            T_OK(hepa_ksk_export_seeded(key, sd, bw));
+            cr_assert(memcmp(sd, seed, 32) == 0, "exported seed");
+            for (size_t j = 0; j < kw / (2 * M * n); ++j) /* digit j's b */
+                T_ARRAY_EQ(bw + j * M * n, w + 2 * j * M * n, M * n, "b of digit %zu", j);
+            hepa_ksk *imps = NULL;
+            T_OK(hepa_ksk_import_seeded(&imps, ks, sd, bw, kw / 2));
+            memset(w2, 0xA5, kw * sizeof *w2);
+            T_OK(hepa_ksk_export(imps, w2));
+            T_ARRAY_EQ(w2, w, kw, "seeded import's words");
+            T_OK(hepa_ksk_export_seeded(imps, sd, bw)); /* still seeded */
+            hepa_ksk_destroy(imps);
+        }
         hepa_ksk_destroy(key);
         key = imp;
-        free(w), free(w2);
+        free(w), free(w2), free(bw);
     }
     double logP = 0;
     for (size_t k = 0; k < K; ++k) logP += log2((double)q[L + k]);
@@ -679,6 +707,29 @@ Test(keyswitch, bad_input) {
         w[kw - 1] = wl;
         T_OK(hepa_ksk_import(&imp, ks, w, kw));
         hepa_ksk_destroy(imp);
+        imp = NULL;
+        /* seeded keys: NULLs, a seed-less key's export, lengths, a bad b word */
+        uint8_t seed[32] = {1, 2, 3};
+        T_STATUS(hepa_ksk_create_seeded(&imp, ks, s, s, g, NULL), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_ksk_create_seeded(&imp, ks, sl, s, g, seed), HEPA_ERR_MISMATCH);
+        T_STATUS(hepa_ksk_create_seeded(&imp, ks, s, s, NULL, seed), HEPA_ERR_INVALID_ARGUMENT);
+        cr_assert_null(imp);
+        T_STATUS(hepa_ksk_export_seeded(key, seed, w), HEPA_ERR_UNSUPPORTED);
+        T_OK(hepa_ksk_create_seeded(&imp, ks, s, s, g, seed));
+        T_STATUS(hepa_ksk_export_seeded(NULL, seed, w), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_ksk_export_seeded(imp, NULL, w), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_ksk_export_seeded(imp, seed, NULL), HEPA_ERR_INVALID_ARGUMENT);
+        T_OK(hepa_ksk_export_seeded(imp, seed, w));
+        hepa_ksk_destroy(imp);
+        imp = NULL;
+        T_STATUS(hepa_ksk_import_seeded(NULL, ks, seed, w, kw / 2), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_ksk_import_seeded(&imp, NULL, seed, w, kw / 2), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_ksk_import_seeded(&imp, ks, NULL, w, kw / 2), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_ksk_import_seeded(&imp, ks, seed, NULL, kw / 2), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_ksk_import_seeded(&imp, ks, seed, w, kw), HEPA_ERR_MISMATCH);
+        w[kw / 2 - 1] = ~(uint64_t)0; /* the last b_j's last word */
+        T_STATUS(hepa_ksk_import_seeded(&imp, ks, seed, w, kw / 2), HEPA_ERR_INVALID_ARGUMENT);
+        cr_assert_null(imp);
         free(w);
     }
     hepa_poly *c = poly_of(r, L), *o0 = poly_of(r, L), *o1 = poly_of(r, L), *top = poly_of(r, M);

@@ -96,6 +96,31 @@ HEPA_API size_t hepa_ks_key_words(const hepa_ks *ks);
 HEPA_API HEPA_NODISCARD hepa_status hepa_ksk_import(hepa_ksk **out, const hepa_ks *ks,
                                                     const uint64_t *words, size_t count);
 
+/* Seeded keys (as SEAL's seeded serialization): the a_j are uniform and public, so they can travel
+ * as the 32-byte seed of the ChaCha20 stream (hepa_rng_create(seed)) they are drawn from, in
+ * digit order; such a key exports as its seed and its b_j, half the words.
+ * hepa_ksk_create_seeded is hepa_ksk_create with the a_j drawn from seed's stream (e_j still
+ * from rng): use a fresh uniform seed per key (e.g. hepa_rng_bytes of a getrandom-seeded
+ * generator); two keys from one seed share their a_j. The same errors as hepa_ksk_create
+ * (seed NULL: HEPA_ERR_INVALID_ARGUMENT). */
+HEPA_API HEPA_NODISCARD hepa_status hepa_ksk_create_seeded(hepa_ksk **out, const hepa_ks *ks,
+                                                           const hepa_poly *s_from,
+                                                           const hepa_poly *s_to, hepa_rng *rng,
+                                                           const uint8_t *seed);
+/* A seeded key's seed (32 bytes) and b_j (hepa_ks_key_words(ks) / 2 words: digit j's b at
+ * + j·(L+K)·n, limbs as in hepa_ksk_export). On the CUDA backend it waits for the ring's stream.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL), HEPA_ERR_UNSUPPORTED (a key made without a seed),
+ * HEPA_ERR_OUT_OF_MEMORY, HEPA_ERR_DEVICE. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_ksk_export_seeded(const hepa_ksk *key, uint8_t *seed,
+                                                           uint64_t *b_out);
+/* The key that hepa_ksk_export_seeded described: the b_j from `count` host words (count =
+ * hepa_ks_key_words(ks) / 2), checked and stored as hepa_ksk_import does, and the a_j drawn
+ * again from seed's stream. The result is seeded and has the original key's words.
+ * Errors: those of hepa_ksk_import (seed NULL: HEPA_ERR_INVALID_ARGUMENT). */
+HEPA_API HEPA_NODISCARD hepa_status hepa_ksk_import_seeded(hepa_ksk **out, const hepa_ks *ks,
+                                                           const uint8_t *seed,
+                                                           const uint64_t *b_words, size_t count);
+
 /* (out0, out1) = key switch of c under key (see above). c at level l in [1, L], NTT domain;
  * out0, out1 at level l, take the NTT domain; they may alias c but not each other.
  * Scratch (device pool or malloc): dnum(l)·(l+K) + 3·(l+K) limbs of n words.

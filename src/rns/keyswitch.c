@@ -71,6 +71,8 @@ struct hepa_ksk {
     uint64_t packed;     /* bit m: modulus m's limbs in 5-byte words (PACKED KEYS, ksk_layout.h) */
     size_t comp;         /* bytes of one component (a digit's b or a) */
     unsigned char *data; /* 2 · dnum components, backend memory */
+    int seeded;          /* the a_j come from the ChaCha20 stream of `seed` (SEEDED KEYS) */
+    uint8_t seed[32];
 };
 
 static int on_device(const hepa_ring *r) { return r->backend == HEPA_BACKEND_CUDA; }
@@ -311,19 +313,20 @@ size_t hepa_ksk_bytes(const hepa_ksk *key) {
     return key ? 2 * key->dnum * key->comp : 0;
 }
 
-hepa_status hepa_ksk_export(const hepa_ksk *key, uint64_t *out) {
-    if (!key || !out) return HEPA_ERR_INVALID_ARGUMENT;
+/* Components c0 .. c0 + nc - 1 of the key as words into host memory out, M·n words each. */
+static hepa_status export_comps(const hepa_ksk *key, size_t c0, size_t nc, uint64_t *out) {
     const hepa_ring *r = key->ks->ring;
     const size_t M = r->num_moduli, n = r->n;
     if (!on_device(r)) { /* the host backend packs nothing */
-        memcpy(out, key->data, hepa_ksk_bytes(key));
+        memcpy(out, key->data + c0 * key->comp, nc * key->comp);
         return HEPA_OK;
     }
     unsigned char *buf = malloc(key->comp);
     if (!buf) return HEPA_ERR_OUT_OF_MEMORY;
     hepa_status s = HEPA_OK;
-    for (size_t c = 0; c < 2 * key->dnum && s == HEPA_OK; ++c) {
-        if ((s = _hepa_dev_copy(r, buf, key->data + c * key->comp, key->comp, 1)) != HEPA_OK ||
+    for (size_t c = 0; c < nc && s == HEPA_OK; ++c) {
+        if ((s = _hepa_dev_copy(r, buf, key->data + (c0 + c) * key->comp, key->comp, 1)) !=
+                HEPA_OK ||
             (s = _hepa_dev_sync(r)) != HEPA_OK)
             break;
         for (unsigned m = 0; m < M; ++m) {
@@ -334,6 +337,11 @@ hepa_status hepa_ksk_export(const hepa_ksk *key, uint64_t *out) {
     }
     free(buf);
     return s;
+}
+
+hepa_status hepa_ksk_export(const hepa_ksk *key, uint64_t *out) {
+    if (!key || !out) return HEPA_ERR_INVALID_ARGUMENT;
+    return export_comps(key, 0, 2 * key->dnum, out);
 }
 
 /* One component (M limbs of n words, backend memory) into the key's storage. */
@@ -373,28 +381,40 @@ size_t hepa_ks_key_words(const hepa_ks *ks) {
     return ks ? dnum_of(ks, ks->L) * 2 * ks->ring->num_moduli * ks->ring->n : 0;
 }
 
-/* Each component goes through the checks of hepa_poly_set (on the CUDA backend through a device
- * polynomial and the upload, then the same packing as hepa_ksk_create's), so a bad word fails
- * the call after the components before it were stored: the key is then destroyed. */
-hepa_status hepa_ksk_import(hepa_ksk **out, const hepa_ks *ks, const uint64_t *words,
-                            size_t count) {
-    if (!out || !ks || !words) return HEPA_ERR_INVALID_ARGUMENT;
-    if (count != hepa_ks_key_words(ks)) return HEPA_ERR_MISMATCH;
+/* A key from host words: 2·dnum components (seed NULL), or the dnum b_j with the a_j drawn from
+ * seed's stream (SEEDED KEYS, below). Each b_j or a_j goes through the checks of hepa_poly_set
+ * (on the CUDA backend through a device polynomial and the upload, then the same packing as
+ * hepa_ksk_create's), so a bad word fails the call after the components before it were stored:
+ * the key is then destroyed. */
+static hepa_status ksk_load(hepa_ksk **out, const hepa_ks *ks, const uint64_t *words,
+                            const uint8_t *seed) {
     const hepa_ring *r = ks->ring;
-    const size_t cw = r->num_moduli * r->n; /* words of one component */
+    const size_t M = r->num_moduli, cw = M * r->n; /* words of one component */
     hepa_ksk *key = NULL;
-    hepa_poly *t = NULL;
+    hepa_poly *t = NULL, *a = NULL;
+    hepa_rng *ga = NULL;
     hepa_status s = ksk_alloc(&key, ks);
-    if (s == HEPA_OK && on_device(r)) s = hepa_poly_create(&t, r, r->num_moduli);
+    if (s == HEPA_OK && on_device(r)) s = hepa_poly_create(&t, r, M);
+    if (s == HEPA_OK && seed) {
+        key->seeded = 1;
+        memcpy(key->seed, seed, sizeof key->seed);
+        if ((s = hepa_rng_create(&ga, seed)) == HEPA_OK) s = hepa_poly_create(&a, r, M);
+    }
     for (size_t c = 0; s == HEPA_OK && c < 2 * key->dnum; ++c) {
-        const uint64_t *src = words + c * cw;
+        if (seed && c % 2) { /* a_j */
+            if ((s = hepa_sample_uniform(ga, a, HEPA_DOMAIN_NTT)) == HEPA_OK)
+                s = store_comp(key, c, a->data);
+            continue;
+        }
+        const uint64_t *src = words + (seed ? c / 2 : c) * cw;
         if (t)
             s = hepa_poly_set(t, src, HEPA_DOMAIN_NTT);
-        else if (!_hepa_limbs_ok(r, r->num_moduli, src))
+        else if (!_hepa_limbs_ok(r, M, src))
             s = HEPA_ERR_INVALID_ARGUMENT;
         if (s == HEPA_OK) s = store_comp(key, c, t ? t->data : src);
     }
-    hepa_poly_destroy(t); /* stream-ordered on the device: after the packing */
+    hepa_poly_destroy(t), hepa_poly_destroy(a); /* stream-ordered on the device */
+    hepa_rng_destroy(ga);
     if (s != HEPA_OK) {
         hepa_ksk_destroy(key);
         return s;
@@ -403,8 +423,27 @@ hepa_status hepa_ksk_import(hepa_ksk **out, const hepa_ks *ks, const uint64_t *w
     return HEPA_OK;
 }
 
-hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *s_from,
-                            const hepa_poly *s_to, hepa_rng *rng) {
+hepa_status hepa_ksk_import(hepa_ksk **out, const hepa_ks *ks, const uint64_t *words,
+                            size_t count) {
+    if (!out || !ks || !words) return HEPA_ERR_INVALID_ARGUMENT;
+    if (count != hepa_ks_key_words(ks)) return HEPA_ERR_MISMATCH;
+    return ksk_load(out, ks, words, NULL);
+}
+
+hepa_status hepa_ksk_import_seeded(hepa_ksk **out, const hepa_ks *ks, const uint8_t *seed,
+                                   const uint64_t *b_words, size_t count) {
+    if (!out || !ks || !seed || !b_words) return HEPA_ERR_INVALID_ARGUMENT;
+    if (count != hepa_ks_key_words(ks) / 2) return HEPA_ERR_MISMATCH;
+    return ksk_load(out, ks, b_words, seed);
+}
+
+/* SEEDED KEYS. Every a_j is uniform and public, so it can travel as the 32-byte seed of the
+ * ChaCha20 stream it was drawn from (as SEAL's seeded serialization does): a seeded key exports
+ * and imports as its seed plus its b_j, half the words. The stream of `seed` gives a_0, a_1, ..
+ * in digit order (hepa_sample_uniform's draws, the same on both backends); e_j come from the
+ * caller's generator. Unseeded keys draw a_j and e_j alternately from it. */
+static hepa_status ksk_make(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *s_from,
+                            const hepa_poly *s_to, hepa_rng *rng, const uint8_t *seed) {
     if (!out || !ks || !s_from || !s_to || !rng) return HEPA_ERR_INVALID_ARGUMENT;
     const hepa_ring *r = ks->ring;
     const size_t M = r->num_moduli;
@@ -413,16 +452,23 @@ hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *
     if (s_from->domain != HEPA_DOMAIN_NTT || s_to->domain != HEPA_DOMAIN_NTT)
         return HEPA_ERR_DOMAIN;
     hepa_ksk *key = NULL;
+    hepa_rng *ga = rng; /* the a_j's generator */
     hepa_status s = ksk_alloc(&key, ks);
     if (s != HEPA_OK) return s;
+    if (seed) {
+        key->seeded = 1;
+        memcpy(key->seed, seed, sizeof key->seed);
+        s = hepa_rng_create(&ga, seed);
+    }
     hepa_poly *a = NULL, *b = NULL, *t = NULL;
-    if ((s = hepa_poly_create(&a, r, M)) == HEPA_OK && (s = hepa_poly_create(&b, r, M)) == HEPA_OK)
+    if (s == HEPA_OK && (s = hepa_poly_create(&a, r, M)) == HEPA_OK &&
+        (s = hepa_poly_create(&b, r, M)) == HEPA_OK)
         s = hepa_poly_create(&t, r, M);
     /* P mod q_i on the primes of digit j, 0 on every other limb (P ≡ 0 mod each p_k) */
     uint64_t scal[HEPA_RING_MAX_MODULI];
     for (size_t j = 0; s == HEPA_OK && j < key->dnum; ++j) {
         for (size_t i = 0; i < M; ++i) scal[i] = i < ks->L && i / ks->alpha == j ? ks->pmod[i] : 0;
-        if ((s = hepa_sample_uniform(rng, a, HEPA_DOMAIN_NTT)) != HEPA_OK ||
+        if ((s = hepa_sample_uniform(ga, a, HEPA_DOMAIN_NTT)) != HEPA_OK ||
             (s = hepa_sample_gaussian(rng, b, HEPA_SIGMA_DEFAULT)) != HEPA_OK ||
             (s = hepa_poly_to_ntt(b)) != HEPA_OK || /* b = e */
             (s = hepa_poly_mul(t, a, s_to)) != HEPA_OK ||
@@ -434,12 +480,35 @@ hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *
         s = store_comp(key, 2 * j + 1, a->data);
     }
     hepa_poly_destroy(a), hepa_poly_destroy(b), hepa_poly_destroy(t);
+    if (ga != rng) hepa_rng_destroy(ga);
     if (s != HEPA_OK) {
         hepa_ksk_destroy(key);
         return s;
     }
     *out = key;
     return HEPA_OK;
+}
+
+hepa_status hepa_ksk_create(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *s_from,
+                            const hepa_poly *s_to, hepa_rng *rng) {
+    return ksk_make(out, ks, s_from, s_to, rng, NULL);
+}
+
+hepa_status hepa_ksk_create_seeded(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *s_from,
+                                   const hepa_poly *s_to, hepa_rng *rng, const uint8_t *seed) {
+    if (!seed) return HEPA_ERR_INVALID_ARGUMENT;
+    return ksk_make(out, ks, s_from, s_to, rng, seed);
+}
+
+hepa_status hepa_ksk_export_seeded(const hepa_ksk *key, uint8_t *seed, uint64_t *b_out) {
+    if (!key || !seed || !b_out) return HEPA_ERR_INVALID_ARGUMENT;
+    if (!key->seeded) return HEPA_ERR_UNSUPPORTED;
+    const size_t cw = key->ks->ring->num_moduli * key->ks->ring->n;
+    hepa_status s = HEPA_OK;
+    for (size_t j = 0; j < key->dnum && s == HEPA_OK; ++j)
+        s = export_comps(key, 2 * j, 1, b_out + j * cw); /* b_j */
+    if (s == HEPA_OK) memcpy(seed, key->seed, sizeof key->seed);
+    return s;
 }
 
 /* ---- the three steps ------------------------------------------------------------------------ */

@@ -311,6 +311,30 @@ static void check_keyswitch_q(size_t n, size_t L, size_t K, size_t alpha, unsign
         kh_w[kw - 1] = w0;
         hepa_ksk_destroy(keyd);
         keyd = keyi;
+        /* seeded keys: made on both backends from one seed and rng state, the same words; the
+         * device key's seed and b_j equal the host's, and import back to its words */
+        uint8_t seed[32], sh[32], sd[32];
+        for (int i = 0; i < 32; ++i)
+            seed[i] = (uint8_t)test_rand64(&t);
+        hepa_ksk *skh = NULL, *skd = NULL, *ski = NULL;
+        T_OK(hepa_ksk_create_seeded(&skh, kh, s2.h, s.h, gh, seed));
+        T_OK(hepa_ksk_create_seeded(&skd, kd, s2.d, s.d, gd, seed));
+        uint64_t *bh = test_alloc(kw / 2), *bd = test_alloc(kw / 2);
+        memset(bd, 0xA5, kw / 2 * 8);
+        T_OK(hepa_ksk_export_seeded(skh, sh, bh));
+        T_OK(hepa_ksk_export_seeded(skd, sd, bd));
+        cr_assert(memcmp(sh, seed, 32) == 0 && memcmp(sd, seed, 32) == 0, "exported seeds");
+        T_ARRAY_EQ(bd, bh, kw / 2, "seeded key b words");
+        T_OK(hepa_ksk_import_seeded(&ski, kd, sh, bh, kw / 2));
+        T_OK(hepa_ksk_export(skh, kh_w));
+        memset(kk, 0xA5, kw * 8);
+        T_OK(hepa_ksk_export(ski, kk));
+        T_ARRAY_EQ(kk, kh_w, kw, "seeded import's words");
+        memset(kk, 0xA5, kw * 8);
+        T_OK(hepa_ksk_export(skd, kk));
+        T_ARRAY_EQ(kk, kh_w, kw, "device seeded key's words");
+        hepa_ksk_destroy(skh), hepa_ksk_destroy(skd), hepa_ksk_destroy(ski);
+        free(bh), free(bd);
     }
     free(kk), free(kh_w);
     const size_t levels[] = {L, (L + 1) / 2, 1};
