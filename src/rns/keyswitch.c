@@ -325,8 +325,8 @@ static hepa_status export_comps(const hepa_ksk *key, size_t c0, size_t nc, uint6
     if (!buf) return HEPA_ERR_OUT_OF_MEMORY;
     hepa_status s = HEPA_OK;
     for (size_t c = 0; c < nc && s == HEPA_OK; ++c) {
-        if ((s = _hepa_dev_copy(r, buf, key->data + (c0 + c) * key->comp, key->comp, 1)) !=
-                HEPA_OK ||
+        const unsigned char *comp = key->data + (c0 + c) * key->comp;
+        if ((s = _hepa_dev_copy(r, buf, comp, key->comp, 1)) != HEPA_OK ||
             (s = _hepa_dev_sync(r)) != HEPA_OK)
             break;
         for (unsigned m = 0; m < M; ++m) {
