@@ -12,6 +12,8 @@
  *     their moduli.
  * Test bigprime_untouched does the same for the checked big-prime field API (bigprime.h: outputs
  * untouched on error, inputs never changed), with non-canonical digits and bad sizes.
+ * Test key_transfer does it for switching-key export and import (plain and seeded): the exact
+ * status of every call, *out untouched on error, and on success the imported key's words.
  * The rings are small (n = 16 .. 64, 4 to 6 moduli of 30, 40 and 60 bits) so that 10^5 calls
  * take about 3 s (Release); HEPA_TEST_QUICK=1 runs 5000. Replay a run with its HEPA_TEST_SEED. */
 #include <math.h>
@@ -393,4 +395,96 @@ Test(misuse, bigprime_untouched) {
     }
     cr_assert_gt(errors, iters / 10, "only %ld of %ld calls were errors", errors, iters);
     cr_assert_lt(errors, iters - iters / 10, "%ld of %ld calls were errors", errors, iters);
+}
+
+/* The status hepa_ksk_import(_seeded) owes for `count` words at w into a context of ring r with
+ * kw key words (all pointers given): MISMATCH for another length, INVALID_ARGUMENT for a word not
+ * below its modulus (word x of component c, limb m: index (c·M + m)·n + x). */
+static hepa_status import_status(const hepa_ring *r, size_t kw, const uint64_t *w, size_t count,
+                                 int seeded) {
+    if (count != (seeded ? kw / 2 : kw)) return HEPA_ERR_MISMATCH;
+    const size_t n = hepa_ring_n(r), M = hepa_ring_num_moduli(r);
+    for (size_t i = 0; i < count; ++i)
+        if (w[i] >= hepa_ring_modulus(r, i / n % M)) return HEPA_ERR_INVALID_ARGUMENT;
+    return HEPA_OK;
+}
+
+Test(misuse, key_transfer) {
+    world w;
+    world_init(&w);
+    enum { CAP = 4096 }; /* words: above every context's hepa_ks_key_words (2560 at most) */
+    hepa_ksk *sk[NKS];   /* a seeded key per context, beside the world's plain ones */
+    uint8_t seeds[NKS][32];
+    for (int i = 0; i < NKS; ++i) {
+        const hepa_ring *r = w.r[ks_shape[i][0]];
+        const size_t M = hepa_ring_num_moduli(r);
+        cr_assert_leq(hepa_ks_key_words(w.ks[i]), CAP);
+        hepa_poly *a = NULL;
+        T_OK(hepa_poly_create(&a, r, M));
+        T_OK(hepa_sample_ternary(w.g, a));
+        T_OK(hepa_poly_to_ntt(a));
+        for (int j = 0; j < 32; ++j)
+            seeds[i][j] = (uint8_t)test_rand64(&w.t);
+        T_OK(hepa_ksk_create_seeded(&sk[i], w.ks[i], a, a, w.g, seeds[i]));
+        hepa_poly_destroy(a);
+    }
+    uint64_t *words = test_alloc(CAP), *back = test_alloc(CAP);
+    const long iters = test_quick() ? 300 : 3000;
+    long ok = 0;
+    for (long it = 0; it < iters; ++it) {
+        /* the words: a key's export (plain, or a seeded key's b_j), of this context or another */
+        const size_t src = below(&w, NKS), k = below(&w, 5) ? src : below(&w, NKS);
+        const int seeded = (int)below(&w, 2);
+        uint8_t seed[32];
+        if (seeded)
+            T_OK(hepa_ksk_export_seeded(sk[src], seed, words));
+        else
+            T_OK(hepa_ksk_export(w.key[src], words));
+        const size_t kw = hepa_ks_key_words(w.ks[k]);
+        const size_t have = hepa_ks_key_words(w.ks[src]) / (seeded ? 2 : 1);
+        size_t count = below(&w, 4) ? (seeded ? kw / 2 : kw) : below(&w, CAP);
+        if (count > have) { /* past what was exported: random words, mostly in range */
+            for (size_t i = have; i < count; ++i)
+                words[i] = test_rand64(&w.t) >> (below(&w, 8) ? 40 : 0);
+        }
+        if (count && below(&w, 4) == 0) /* a word at or above its modulus */
+            words[below(&w, count)] =
+                below(&w, 2) ? ~(uint64_t)0 : hepa_ring_modulus(w.r[ks_shape[k][0]], 0);
+        const int null = (int)below(&w, 10); /* 0, 1, 2: one NULL argument */
+        hepa_ksk *made = (hepa_ksk *)(uintptr_t)0x5eed;
+        hepa_status s;
+        if (seeded)
+            s = hepa_ksk_import_seeded(null == 0 ? NULL : &made, null == 1 ? NULL : w.ks[k], seed,
+                                       null == 2 ? NULL : words, count);
+        else
+            s = hepa_ksk_import(null == 0 ? NULL : &made, null == 1 ? NULL : w.ks[k],
+                                null == 2 ? NULL : words, count);
+        const hepa_status want = null <= 2
+                                     ? HEPA_ERR_INVALID_ARGUMENT
+                                     : import_status(w.r[ks_shape[k][0]], kw, words, count, seeded);
+        T_CHECK(s == want, "call %ld: import%s returned %d, owed %d", it, seeded ? "_seeded" : "",
+                (int)s, (int)want);
+        if (s != HEPA_OK) {
+            T_CHECK(made == (hepa_ksk *)(uintptr_t)0x5eed, "call %ld: *out changed on error", it);
+            continue;
+        }
+        ++ok;
+        /* the imported key gives its words back (seeded: its seed and b_j) */
+        if (seeded) {
+            uint8_t sd[32];
+            T_OK(hepa_ksk_export_seeded(made, sd, back));
+            T_CHECK(memcmp(sd, seed, 32) == 0, "call %ld: seed", it);
+        } else {
+            T_OK(hepa_ksk_export(made, back));
+            T_CHECK(hepa_ksk_export_seeded(made, seed, back + kw) == HEPA_ERR_UNSUPPORTED,
+                    "call %ld: a plain import exported seeded", it);
+        }
+        T_CHECK(memcmp(back, words, count * sizeof *words) == 0, "call %ld: words", it);
+        hepa_ksk_destroy(made);
+    }
+    cr_assert_gt(ok, iters / 4, "only %ld of %ld imports succeeded", ok, iters);
+    free(words), free(back);
+    for (int i = 0; i < NKS; ++i)
+        hepa_ksk_destroy(sk[i]);
+    world_clear(&w);
 }
