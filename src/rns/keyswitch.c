@@ -352,14 +352,16 @@ static hepa_status store_comp(const hepa_ksk *key, size_t c, const uint64_t *src
     return HEPA_OK;
 }
 
-/* An empty key of ks's shape in the ring backend's memory (*out on HEPA_OK only). */
-static hepa_status ksk_alloc(hepa_ksk **out, const hepa_ks *ks) {
+/* An empty key of ks's shape in the ring backend's memory, seeded by `seed` when not NULL
+ * (SEEDED KEYS, below; *out on HEPA_OK only). */
+static hepa_status ksk_alloc(hepa_ksk **out, const hepa_ks *ks, const uint8_t *seed) {
     const hepa_ring *r = ks->ring;
     const size_t M = r->num_moduli;
     hepa_ksk *key = calloc(1, sizeof *key);
     if (!key) return HEPA_ERR_OUT_OF_MEMORY;
     key->ks = ks;
     key->dnum = dnum_of(ks, ks->L);
+    if ((key->seeded = seed != NULL)) memcpy(key->seed, seed, sizeof key->seed);
     for (size_t m = 0; on_device(r) && m < M; ++m)
         if (r->moduli[m] < HEPA_KSK_PACK_BELOW) key->packed |= (uint64_t)1 << m;
     key->comp = hepa_ksk_limb_at(key->packed, r->n, (unsigned)M);
@@ -393,13 +395,10 @@ static hepa_status ksk_load(hepa_ksk **out, const hepa_ks *ks, const uint64_t *w
     hepa_ksk *key = NULL;
     hepa_poly *t = NULL, *a = NULL;
     hepa_rng *ga = NULL;
-    hepa_status s = ksk_alloc(&key, ks);
+    hepa_status s = ksk_alloc(&key, ks, seed);
     if (s == HEPA_OK && on_device(r)) s = hepa_poly_create(&t, r, M);
-    if (s == HEPA_OK && seed) {
-        key->seeded = 1;
-        memcpy(key->seed, seed, sizeof key->seed);
-        if ((s = hepa_rng_create(&ga, seed)) == HEPA_OK) s = hepa_poly_create(&a, r, M);
-    }
+    if (s == HEPA_OK && seed && (s = hepa_rng_create(&ga, seed)) == HEPA_OK)
+        s = hepa_poly_create(&a, r, M);
     for (size_t c = 0; s == HEPA_OK && c < 2 * key->dnum; ++c) {
         if (seed && c % 2) { /* a_j */
             if ((s = hepa_sample_uniform(ga, a, HEPA_DOMAIN_NTT)) == HEPA_OK)
@@ -453,13 +452,9 @@ static hepa_status ksk_make(hepa_ksk **out, const hepa_ks *ks, const hepa_poly *
         return HEPA_ERR_DOMAIN;
     hepa_ksk *key = NULL;
     hepa_rng *ga = rng; /* the a_j's generator */
-    hepa_status s = ksk_alloc(&key, ks);
+    hepa_status s = ksk_alloc(&key, ks, seed);
     if (s != HEPA_OK) return s;
-    if (seed) {
-        key->seeded = 1;
-        memcpy(key->seed, seed, sizeof key->seed);
-        s = hepa_rng_create(&ga, seed);
-    }
+    if (seed) s = hepa_rng_create(&ga, seed);
     hepa_poly *a = NULL, *b = NULL, *t = NULL;
     if (s == HEPA_OK && (s = hepa_poly_create(&a, r, M)) == HEPA_OK &&
         (s = hepa_poly_create(&b, r, M)) == HEPA_OK)
