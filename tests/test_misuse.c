@@ -148,7 +148,7 @@ static void pick(world *w, operands *o, int op) {
             o->x[i] = any(w);
         return;
     }
-    const int ksop = op >= 13 && op <= 15;
+    const int ksop = (op >= 13 && op <= 15) || op == 23;
     const hepa_ring *r = w->r[ksop ? ks_shape[o->ks][0] : below(w, NR)];
     const size_t M = hepa_ring_num_moduli(r);
     size_t lv = 1 + below(w, M);
@@ -230,6 +230,22 @@ static hepa_status call(world *w, operands *o, int op, hepa_poly **outs, int *no
         if (op == 14) return hepa_keyswitch_add(ks, x[0], x[1], x[2], key, x[3], x[4]);
         return hepa_mul_relin(ks, x[0], x[1], x[2], x[3], x[4], x[5], key);
     }
+    case 23: { /* hoisted automorphisms: one or two rotations, outputs (x0, x1), (x3, x4) of
+                * (x2, x5); now and then an even or huge g, a NULL or foreign key, count 0 */
+        const size_t k = below(w, 8) ? o->ks : below(w, NKS + 1);
+        const hepa_ks *ks = k < NKS ? w->ks[k] : NULL;
+        const hepa_ksk *keys[2];
+        uint64_t g[2];
+        for (int i = 0; i < 2; ++i) {
+            const size_t kk = below(w, 8) ? o->ks : below(w, NKS + 1);
+            keys[i] = kk < NKS ? w->key[kk] : NULL;
+            g[i] = below(w, 3) == 0 ? test_rand64(&w->t) : 2 * below(w, 150) + 1;
+        }
+        hepa_poly *o0[2] = {x[0], x[3]}, *o1[2] = {x[1], x[4]};
+        const size_t cnt = below(w, 10) == 0 ? 0 : 1 + below(w, 2);
+        *nouts = 2 * (int)cnt, outs[1] = x[1], outs[2] = x[3], outs[3] = x[4];
+        return hepa_automorphism_hoisted(ks, o0, o1, x[2], x[5], g, keys, cnt);
+    }
     case 16: { /* set: now and then a residue at its modulus, or an unknown domain */
         if (!x[0]) return hepa_poly_set(x[0], buf, HEPA_DOMAIN_COEFF);
         const hepa_ring *r = hepa_poly_ring(x[0]);
@@ -280,7 +296,7 @@ Test(misuse, random_calls) {
     const long iters = test_quick() ? 5000 : 100000;
     long ok = 0;
     for (long it = 0; it < iters; ++it) {
-        const int op = (int)below(&w, 23);
+        const int op = (int)below(&w, 24);
         operands o;
         pick(&w, &o, op);
         /* fingerprints of the pool and of the fresh operands */
@@ -292,7 +308,7 @@ Test(misuse, random_calls) {
             all[NP + i] = o.own[i];
         for (int i = 0; i < NP + 7; ++i)
             before[i] = fingerprint(all[i]);
-        hepa_poly *outs[3];
+        hepa_poly *outs[4];
         int nouts = 0, undefined = 0;
         const hepa_status s = call(&w, &o, op, outs, &nouts, &undefined);
         T_CHECK((int)s >= HEPA_OK && (int)s <= HEPA_ERR_RANGE, "call %ld (op %d): status %d", it,

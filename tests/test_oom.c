@@ -322,6 +322,12 @@ static hepa_status run_keyswitch(fixture *f) {
 static int check_o(fixture *f) {
     return eq_pair(f, f->o0, f->o1);
 }
+static hepa_status run_hoisted(fixture *f) {
+    hepa_poly *o0[1] = {f->o0}, *o1[1] = {f->o1};
+    const uint64_t g[1] = {5};
+    const hepa_ksk *k[1] = {f->rlk};
+    return hepa_automorphism_hoisted(f->ks, o0, o1, f->a0, f->a1, g, k, 1);
+}
 static hepa_status run_mul_relin(fixture *f) {
     return hepa_mul_relin(f->ks, f->o0, f->o1, f->a0, f->a1, f->b0, f->b1, f->rlk);
 }
@@ -364,6 +370,8 @@ Test(oom, ring_operations) {
     } cases[] = {
         {{"hepa_keyswitch", run_keyswitch, NULL, check_o, NULL}, F.o0, F.o1},
         {{"hepa_mul_relin", run_mul_relin, NULL, check_o, NULL}, F.o0, F.o1},
+        /* (the outputs hold the unarmed run's words, which a failed run must leave) */
+        {{"hepa_automorphism_hoisted", run_hoisted, NULL, check_o, check_o}, F.o0, F.o1},
         {{"hepa_mul_relin_rescale", run_mul_relin_rescale, NULL, check_lo, NULL}, F.lo0, F.lo1},
         {{"hepa_poly_rescale_pair (NTT domain)", run_rescale_pair, NULL, check_lo, NULL},
          F.lo0,

@@ -440,6 +440,20 @@ Test(rns, automorphism_definition) {
         uint64_t *g2 = get_poly(an), *w2 = get_poly(o);
         T_ARRAY_EQ(g2, w2, L * n, "NTT-domain automorphism g = %" PRIu64, g);
         free(h), free(got), free(want), free(g2), free(w2);
+        /* the NTT-domain source map (slot k reads src(k)), from words a[k] = k: it takes every
+         * aligned block of 2^b slots onto an aligned block of 2^b, which the hoisted inner
+         * product's paired (and the device's coalesced) reads rely on (_hepa_auto_ntt_src) */
+        uint64_t *id = test_alloc(L * n);
+        for (size_t k = 0; k < L * n; ++k)
+            id[k] = k % n;
+        T_OK(hepa_poly_set(a, id, HEPA_DOMAIN_NTT));
+        T_OK(hepa_poly_automorphism(o, a, g));
+        uint64_t *src = get_poly(o);
+        for (size_t b = 1; b < 8; ++b)
+            for (size_t k = 0; k < n; ++k)
+                cr_assert_eq(src[k] >> b, src[k & ~(((size_t)1 << b) - 1)] >> b,
+                             "g %" PRIu64 ": slot %zu leaves its block of 2^%zu", g, k, b);
+        free(id), free(src);
     }
     T_STATUS(hepa_poly_automorphism(o, a, 4), HEPA_ERR_INVALID_ARGUMENT);
     T_STATUS(hepa_poly_automorphism(o, a, 0), HEPA_ERR_INVALID_ARGUMENT);
@@ -467,6 +481,40 @@ static double max_log2(hepa_poly *p) {
     test_mpz_array_free(z, n);
     free(h);
     return m;
+}
+
+/* HOISTING: hepa_automorphism_hoisted == hepa_poly_automorphism of c0 and c1, then
+ * hepa_keyswitch_add, word for word (the identity holds for any keys), for five Galois elements
+ * (a rotation, conjugation, g = 1, one above 2n) and two keys used alternately, at level l;
+ * the outputs are poisoned first. */
+static void check_hoisted(test_rng *t, const hepa_ring *r, const hepa_ks *ks, size_t l,
+                          const hepa_ksk *ka, const hepa_ksk *kb) {
+    const size_t n = hepa_ring_n(r), cnt = 5;
+    const uint64_t g[5] = {5, 2 * n - 1, 1, 25, 2 * n * 7 + 3};
+    const hepa_ksk *keys[5] = {ka, kb, ka, kb, ka};
+    hepa_poly *c0 = poly_of(r, l), *c1 = poly_of(r, l), *a0 = poly_of(r, l), *a1 = poly_of(r, l);
+    hepa_poly *w0 = poly_of(r, l), *w1 = poly_of(r, l), *o0[5], *o1[5];
+    rand_poly(t, c0, HEPA_DOMAIN_NTT), rand_poly(t, c1, HEPA_DOMAIN_NTT);
+    for (size_t k = 0; k < cnt; ++k) {
+        o0[k] = poly_of(r, l), o1[k] = poly_of(r, l);
+        rand_poly(t, o0[k], HEPA_DOMAIN_COEFF), rand_poly(t, o1[k], HEPA_DOMAIN_COEFF);
+    }
+    T_OK(hepa_automorphism_hoisted(ks, o0, o1, c0, c1, g, keys, cnt));
+    for (size_t k = 0; k < cnt; ++k) {
+        T_OK(hepa_poly_automorphism(a0, c0, g[k]));
+        T_OK(hepa_poly_automorphism(a1, c1, g[k]));
+        T_OK(hepa_keyswitch_add(ks, w0, w1, a1, keys[k], a0, NULL));
+        cr_assert(polys_equal(o0[k], w0) && polys_equal(o1[k], w1),
+                  "hoisted automorphism g = %" PRIu64 " (rotation %zu of %zu), level %zu", g[k], k,
+                  cnt, l);
+    }
+    /* one rotation alone, and the same ciphertext again: the words do not depend on the batch */
+    T_OK(hepa_automorphism_hoisted(ks, &w0, &w1, c0, c1, g + 3, keys + 3, 1));
+    cr_assert(polys_equal(o0[3], w0) && polys_equal(o1[3], w1), "hoisted, one rotation");
+    for (size_t k = 0; k < cnt; ++k)
+        hepa_poly_destroy(o0[k]), hepa_poly_destroy(o1[k]);
+    hepa_poly_destroy(c0), hepa_poly_destroy(c1), hepa_poly_destroy(a0), hepa_poly_destroy(a1);
+    hepa_poly_destroy(w0), hepa_poly_destroy(w1);
 }
 
 /* Switches a random c from s' to s at every level; the error o0 + o1·s - c·s' must stay below
@@ -542,6 +590,12 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
         key = imp;
         free(w), free(w2), free(bw);
     }
+    /* HOISTING: a second key for check_hoisted, and a rotation key from σ_5(s) to s */
+    hepa_ksk *key2 = NULL, *rot = NULL;
+    hepa_poly *s5 = poly_of(r, M);
+    T_OK(hepa_poly_automorphism(s5, s, 5));
+    T_OK(hepa_ksk_create(&key2, ks, s, s2, g));
+    T_OK(hepa_ksk_create(&rot, ks, s5, s, g));
     double logP = 0;
     for (size_t k = 0; k < K; ++k) logP += log2((double)q[L + k]);
     const size_t levels[] = {L, L > 2 ? L - 1 : 1, 1};
@@ -626,12 +680,32 @@ static void check_keyswitch(size_t n, size_t L, size_t K, size_t alpha, unsigned
         cr_assert(got <= bound,
                   "key switch n %zu L %zu K %zu alpha %zu level %zu: error 2^%.1f above bound 2^%.1f",
                   n, L, K, A, l, got, bound);
+        check_hoisted(&t, r, ks, l, key, key2);
+        { /* a rotation by one slot, hoisted: o0 + o1·s - σ_5(c0 + c1·s) within the same bound */
+            hepa_poly *c0 = poly_of(r, l), *s5l = poly_of(r, l), *x = poly_of(r, l);
+            const uint64_t g5 = 5;
+            const hepa_ksk *kr = rot;
+            rand_poly(&t, c0, HEPA_DOMAIN_NTT);
+            T_OK(hepa_automorphism_hoisted(ks, &o0, &o1, c0, c, &g5, &kr, 1));
+            T_OK(hepa_poly_drop(s5l, s5));
+            T_OK(hepa_poly_mul(e, o1, sl));
+            T_OK(hepa_poly_add(e, e, o0));
+            T_OK(hepa_poly_automorphism(x, c0, 5));
+            T_OK(hepa_poly_sub(e, e, x));
+            T_OK(hepa_poly_automorphism(x, c, 5));
+            T_OK(hepa_poly_mul(x, x, s5l));
+            T_OK(hepa_poly_sub(e, e, x));
+            const double gr = max_log2(e);
+            cr_assert(gr <= bound, "hoisted rotation, level %zu: error 2^%.1f above 2^%.1f", l, gr,
+                      bound);
+            hepa_poly_destroy(c0), hepa_poly_destroy(s5l), hepa_poly_destroy(x);
+        }
         /* and c itself is of full size, so the check is not vacuous */
         hepa_poly_destroy(c), hepa_poly_destroy(o0), hepa_poly_destroy(o1);
         hepa_poly_destroy(sl), hepa_poly_destroy(s2l), hepa_poly_destroy(e);
     }
-    hepa_ksk_destroy(key);
-    hepa_poly_destroy(s), hepa_poly_destroy(s2);
+    hepa_ksk_destroy(key), hepa_ksk_destroy(key2), hepa_ksk_destroy(rot);
+    hepa_poly_destroy(s), hepa_poly_destroy(s2), hepa_poly_destroy(s5);
     hepa_rng_destroy(g);
     hepa_ks_destroy(ks);
     hepa_ring_destroy(r);
@@ -788,6 +862,63 @@ Test(keyswitch, bad_input) {
     T_STATUS(hepa_mul_relin_rescale(ks, o0low, o1low, c, c, ac, c, key), HEPA_ERR_DOMAIN);
     T_STATUS(hepa_mul_relin_rescale(ks, z0, z1, c1, c1, c1, c1, key), HEPA_ERR_RANGE);
     T_OK(hepa_mul_relin_rescale(ks, o0low, o1low, c, c, c, c, key));
+    { /* hepa_automorphism_hoisted: NULLs (the arrays and their entries), count 0, an even g,
+       * outputs aliasing c0, c1 or each other; another ring / context / level, above L; an input
+       * in the coefficient domain. Outputs untouched on each. */
+        hepa_poly *p0 = poly_of(r, L), *p1 = poly_of(r, L), *xl = poly_of(r2, L);
+        T_OK(hepa_poly_to_ntt(xl));
+        hepa_poly *h0[2] = {o0, p0}, *h1[2] = {o1, p1};
+        const uint64_t gg[2] = {5, 3}, ge[2] = {5, 4};
+        const hepa_ksk *kk[2] = {key, key}, *kn[2] = {key, NULL}, *kx[2] = {key, key2};
+        uint64_t *was = get_poly(o0);
+        T_STATUS(hepa_automorphism_hoisted(NULL, h0, h1, c, c, gg, kk, 2),
+                 HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_automorphism_hoisted(ks, NULL, h1, c, c, gg, kk, 2),
+                 HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, NULL, c, c, gg, kk, 2),
+                 HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h1, NULL, c, gg, kk, 2),
+                 HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h1, c, NULL, gg, kk, 2),
+                 HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h1, c, c, NULL, kk, 2),
+                 HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h1, c, c, gg, NULL, 2),
+                 HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h1, c, c, gg, kn, 2), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h1, c, c, gg, kk, 0), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h1, c, c, ge, kk, 2), HEPA_ERR_INVALID_ARGUMENT);
+        hepa_poly *n0[2] = {o0, NULL}, *a0[2] = {o0, c}, *a1[2] = {ac, o1}, *d0[2] = {o0, o1};
+        hepa_poly *d1[2] = {o1, p0}, *e0[2] = {o0, o0}, *e1[2] = {o1, p1}, *f1[2] = {o1, o0};
+        T_STATUS(hepa_automorphism_hoisted(ks, n0, h1, c, c, gg, kk, 2), HEPA_ERR_INVALID_ARGUMENT);
+        T_STATUS(hepa_automorphism_hoisted(ks, a0, h1, c, ac, gg, kk, 2),
+                 HEPA_ERR_INVALID_ARGUMENT); /* an output is c0 */
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, a1, c, ac, gg, kk, 2),
+                 HEPA_ERR_INVALID_ARGUMENT); /* an output is c1 */
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h0, c, c, gg, kk, 2),
+                 HEPA_ERR_INVALID_ARGUMENT); /* out0[k] == out1[k] */
+        T_STATUS(hepa_automorphism_hoisted(ks, d0, d1, c, c, gg, kk, 2),
+                 HEPA_ERR_INVALID_ARGUMENT); /* out0[1] is out1[0] */
+        T_STATUS(hepa_automorphism_hoisted(ks, e0, e1, c, c, gg, kk, 2),
+                 HEPA_ERR_INVALID_ARGUMENT); /* out0[1] is out0[0] */
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, f1, c, c, gg, kk, 2),
+                 HEPA_ERR_INVALID_ARGUMENT); /* out1[1] is out0[0] */
+        hepa_poly *l0[2] = {o0, o0low}, *l1[2] = {o1, o1low};
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h1, c, c, gg, kx, 2), HEPA_ERR_MISMATCH);
+        T_STATUS(hepa_automorphism_hoisted(ks, l0, h1, c, c, gg, kk, 2), HEPA_ERR_MISMATCH);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, l1, c, c, gg, kk, 2), HEPA_ERR_MISMATCH);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h1, c, o1low, gg, kk, 2), HEPA_ERR_MISMATCH);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h1, xl, c, gg, kk, 2), HEPA_ERR_MISMATCH);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h1, c, xl, gg, kk, 2), HEPA_ERR_MISMATCH);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h1, top, top, gg, kk, 2), HEPA_ERR_MISMATCH);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h1, ac, c, gg, kk, 2), HEPA_ERR_DOMAIN);
+        T_STATUS(hepa_automorphism_hoisted(ks, h0, h1, c, ac, gg, kk, 2), HEPA_ERR_DOMAIN);
+        uint64_t *now = get_poly(o0);
+        T_ARRAY_EQ(now, was, L * n, "out0[0] untouched by the failed calls");
+        free(was), free(now);
+        T_OK(hepa_automorphism_hoisted(ks, h0, h1, c, c, gg, kk, 2));
+        hepa_poly_destroy(p0), hepa_poly_destroy(p1), hepa_poly_destroy(xl);
+    }
     hepa_poly_destroy(o0low), hepa_poly_destroy(c1), hepa_poly_destroy(z0), hepa_poly_destroy(z1);
     hepa_poly *all[] = {s, sl, sx, c, o0, o1, top, o1low, ac, ax};
     for (size_t k = 0; k < sizeof all / sizeof *all; ++k) hepa_poly_destroy(all[k]);

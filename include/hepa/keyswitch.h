@@ -155,6 +155,28 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_keyswitch_add(const hepa_ks *ks, hepa_p
                                                        const hepa_ksk *key, const hepa_poly *add0,
                                                        const hepa_poly *add1);
 
+/* Hoisted automorphisms (rotations and conjugation) of one ciphertext (c0, c1): for k < count,
+ *     (out0[k], out1[k]) = (σ_(g[k])(c0), 0) + key switch of σ_(g[k])(c1) under keys[k],
+ * the rotation of hepa/rns.h's hepa_poly_automorphism (g = 5^r mod 2n rotates the slots left by
+ * r, g = 2n - 1 conjugates) with keys[k] a switching key from σ_(g[k])(s) to s. The same words
+ * as hepa_poly_automorphism of c0 and c1 then hepa_keyswitch_add(ks, out0[k], out1[k],
+ * σ(c1), keys[k], σ(c0), NULL) (up to the conversion's ambiguity window, probability about
+ * alpha·2^-50 per coefficient: see HOISTING in keyswitch.c), but c1's ModUp (its inverse NTT,
+ * the conversion of its digits and the forward NTTs of dnum(l)·(l + K) limbs) runs once for all
+ * count rotations, and each rotation reads the extended digits through σ_(g[k]) in its inner
+ * product. Host backend, one core of the development machine, 8 rotations: n = 2^13, 8 primes,
+ * K = 2: 54 -> 32 ms; n = 2^14, 16 primes, K = 4: 294 -> 160 ms. Scratch: that of
+ * hepa_keyswitch. c0, c1 at level l in [1, L], NTT domain; every output at level l, takes the
+ * NTT domain; no output may be c0, c1 or another output. g[k] odd (taken mod 2n; g = 1 switches
+ * c1 itself). CUDA backend: HEPA_ERR_UNSUPPORTED for now (after the argument checks), until its
+ * kernel has run on a GPU.
+ * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, count 0, an even g[k], an output aliasing c0, c1 or
+ * another output), HEPA_ERR_MISMATCH (another ring, a key of another context, levels differ or
+ * above L), HEPA_ERR_DOMAIN (c0 or c1 in the coefficient domain), HEPA_ERR_OUT_OF_MEMORY,
+ * HEPA_ERR_UNSUPPORTED; outputs untouched on these. */
+HEPA_API HEPA_NODISCARD hepa_status hepa_automorphism_hoisted(
+    const hepa_ks *ks, hepa_poly *const *out0, hepa_poly *const *out1, const hepa_poly *c0,
+    const hepa_poly *c1, const uint64_t *g, const hepa_ksk *const *keys, size_t count);
 /* Multiply and relinearize: (out0, out1) = (d0, d1) + key switch of d2 under rlk, where
  * (d0, d1, d2) = (a0, a1) ⊗ (b0, b1) as hepa_poly_tensor computes it (d0 = a0·b0,
  * d1 = a0·b1 + a1·b0, d2 = a1·b1). With rlk a key from s^2 to s, (out0, out1) decrypts under s

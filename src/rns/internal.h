@@ -70,6 +70,11 @@ void _hepa_host_tensor(const hepa_ring *ring, size_t level, uint64_t *d0, uint64
  * domain, where tmp holds level limbs of scratch. out must not overlap a. */
 void _hepa_host_rescale(const hepa_ring *ring, size_t level, uint64_t *out, const uint64_t *a,
                         int ntt, uint64_t *tmp);
+/* The NTT-domain index k' that σ_g reads for output index k (hepa/rns.h):
+ * 2·rev(k') + 1 = (2·rev(k) + 1)·g mod 2n, g odd. The same for every modulus; it maps each
+ * aligned block of 2^t indices onto an aligned block of 2^t (the low t bits of k are the high
+ * bits of rev(k), which g only permutes), so k and k ^ 1 read k' and k' ^ 1. */
+size_t _hepa_auto_ntt_src(size_t k, uint64_t g, unsigned log_n);
 /* out = σ_g(a), level limbs; out must not overlap a. */
 void _hepa_host_automorphism(const hepa_ring *ring, size_t level, uint64_t *out,
                              const uint64_t *a, uint64_t g, int ntt);

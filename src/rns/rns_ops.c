@@ -10,9 +10,7 @@
 
 static int on_device(const hepa_ring *r) { return r->backend == HEPA_BACKEND_CUDA; }
 
-/* The NTT-domain index k' that σ_g reads for output index k (hepa/rns.h):
- * 2·rev(k') + 1 = (2·rev(k) + 1)·g mod 2n. */
-static size_t auto_ntt_src(size_t k, uint64_t g, unsigned log_n) {
+size_t _hepa_auto_ntt_src(size_t k, uint64_t g, unsigned log_n) {
     const uint64_t mask = ((uint64_t)2 << log_n) - 1;
     const uint64_t e = ((2 * (uint64_t)hepa_bitrev(k, log_n) + 1) * g) & mask;
     return hepa_bitrev((size_t)((e - 1) >> 1), log_n);
@@ -76,20 +74,24 @@ void _hepa_host_automorphism(const hepa_ring *ring, size_t level, uint64_t *out,
     const size_t n = ring->n;
     const uint64_t mask = 2 * (uint64_t)n - 1;
     g &= mask;
+    if (ntt) { /* the source index once for all limbs (it costs two bit reversals) */
+        for (size_t k = 0; k < n; ++k) {
+            const size_t src = _hepa_auto_ntt_src(k, g, ring->log_n);
+            for (size_t i = 0; i < level; ++i)
+                out[i * n + k] = a[i * n + src];
+        }
+        return;
+    }
     for (size_t i = 0; i < level; ++i) {
         const uint64_t q = ring->moduli[i];
         const uint64_t *x = a + i * n;
         uint64_t *y = out + i * n;
-        if (ntt) {
-            for (size_t k = 0; k < n; ++k) y[k] = x[auto_ntt_src(k, g, ring->log_n)];
-        } else {
-            for (size_t j = 0; j < n; ++j) {
-                const uint64_t e = ((uint64_t)j * g) & mask; /* x^j -> x^e, x^n = -1 */
-                if (e < n)
-                    y[e] = x[j];
-                else
-                    y[e - n] = hepa_mod_neg(x[j], q);
-            }
+        for (size_t j = 0; j < n; ++j) {
+            const uint64_t e = ((uint64_t)j * g) & mask; /* x^j -> x^e, x^n = -1 */
+            if (e < n)
+                y[e] = x[j];
+            else
+                y[e - n] = hepa_mod_neg(x[j], q);
         }
     }
 }
