@@ -1209,10 +1209,13 @@ hepa_status hepa_automorphism_hoisted(const hepa_ks *ks, hepa_poly *const *out0,
     if (on_device(r)) return HEPA_ERR_UNSUPPORTED; /* (the device path is not yet measured) */
     const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l);
     uint64_t *buf = malloc(ks_scratch_words(ks, l, 0) * sizeof *buf);
-    uint32_t *src = malloc(n * sizeof *src);
-    hepa_status s = buf && src ? HEPA_OK : HEPA_ERR_OUT_OF_MEMORY;
+    uint32_t *src = malloc(n * sizeof *src); /* the source map of σ_g */
+    if (!buf || !src) {
+        free(buf), free(src);
+        return HEPA_ERR_OUT_OF_MEMORY;
+    }
     uint64_t *ext = buf, *t0 = ext + dn * E * n, *t1 = t0 + E * n, *tmp = t1 + E * n;
-    if (s == HEPA_OK) s = _hepa_ks_modup(ks, l, ext, c1->data, tmp);
+    hepa_status s = _hepa_ks_modup(ks, l, ext, c1->data, tmp);
     for (size_t k = 0; k < count && s == HEPA_OK; ++k) {
         uint64_t *o0 = out0[k]->data, *o1 = out1[k]->data;
         _hepa_host_automorphism(r, l, o0, c0->data, g[k], 1);
