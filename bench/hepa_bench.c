@@ -96,7 +96,11 @@ static void usage(FILE *f) {
             "  --ks               CUDA builds: multiply + relinearize, key switching, rescale\n"
             "                     and rotation at issue 6's parameter sets and 2^14/8/1,\n"
             "                     2^13/4/1, against byte floors\n"
-            "                     (only the sets with the --n and --limbs (Q primes) given)\n"
+            "                     (only the sets with the --n and --limbs (Q primes) given);\n"
+            "                     with --backend cpu or without a usable GPU: the host\n"
+            "                     backend's key switch, multiply + relinearize and rotations\n"
+            "                     (8 one at a time and hoisted) at 2^13 (8 + 2 primes) and\n"
+            "                     2^14 (16 + 4), or at --n with --limbs Q primes + 2\n"
             "  --help             print this message\n"
             "\n"
             "Issue targets: %s --n 65536 --limbs 1 --bits 60 shows the forward NTT of one\n"
@@ -872,6 +876,150 @@ done:
     return rc;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * --ks on the host backend (--backend cpu, or a build without CUDA): key switching, multiply +
+ * relinearize and rotations, one at a time and hoisted, at n = 2^13 (8 Q primes, K = 2) and
+ * 2^14 (16, K = 4), or at the --n given with the --limbs Q primes given and K = 2. Q: one
+ * 60-bit prime then 40-bit ones; P: 60-bit primes (issue 6's shape). Wall time of each call,
+ * one warm-up, median and minimum of --reps runs (default 10). The hoisted rotations' words are
+ * checked against the one-at-a-time ones. */
+
+enum { KSH_ROT = 8 }; /* rotations of one ciphertext */
+
+typedef struct ksh_ctx {
+    const hepa_ks *ks;
+    const hepa_ksk *key;
+    hepa_poly *c0, *c1, *x0, *x1, *o0, *o1, *h0[KSH_ROT], *h1[KSH_ROT], *w0[KSH_ROT], *w1[KSH_ROT];
+    uint64_t g[KSH_ROT];
+    const hepa_ksk *keys[KSH_ROT];
+} ksh_ctx;
+
+enum { KSH_SWITCH, KSH_MULRELIN, KSH_ROTATE, KSH_ROT_EACH, KSH_ROT_HOIST, KSH_OPS };
+
+/* one rotation by hand, as examples/ckks does: σ_g on both, switch the second, add the first */
+static hepa_status ksh_rotate(const ksh_ctx *c, hepa_poly *o0, hepa_poly *o1, uint64_t g) {
+    hepa_status s = hepa_poly_automorphism(c->x0, c->c0, g);
+    if (s == HEPA_OK) s = hepa_poly_automorphism(c->x1, c->c1, g);
+    return s == HEPA_OK ? hepa_keyswitch_add(c->ks, o0, o1, c->x1, c->key, c->x0, NULL) : s;
+}
+
+static hepa_status ksh_run(const ksh_ctx *c, int op) {
+    hepa_status s = HEPA_OK;
+    switch (op) {
+    case KSH_SWITCH: return hepa_keyswitch(c->ks, c->o0, c->o1, c->c1, c->key);
+    case KSH_MULRELIN:
+        return hepa_mul_relin(c->ks, c->o0, c->o1, c->c0, c->c1, c->c0, c->c1, c->key);
+    case KSH_ROTATE: return ksh_rotate(c, c->o0, c->o1, 5);
+    case KSH_ROT_EACH:
+        for (int k = 0; k < KSH_ROT && s == HEPA_OK; ++k)
+            s = ksh_rotate(c, c->w0[k], c->w1[k], c->g[k]);
+        return s;
+    default:
+        return hepa_automorphism_hoisted(c->ks, c->h0, c->h1, c->c0, c->c1, c->g, c->keys,
+                                         KSH_ROT);
+    }
+}
+
+static int bench_ks_host_set(const bench_options *o, size_t n, size_t L, size_t K) {
+    int rc = 0;
+    const size_t M = L + K, reps = o->reps ? o->reps : 10;
+    uint64_t q[HEPA_RING_MAX_MODULI], big[HEPA_RING_MAX_MODULI];
+    hepa_ring *ring = NULL;
+    hepa_ks *ks = NULL;
+    hepa_rng *rng = NULL;
+    hepa_poly *s = NULL, *s2 = NULL;
+    hepa_ksk *key = NULL;
+    ksh_ctx c;
+    memset(&c, 0, sizeof c);
+    hepa_poly **polys[4 + 4 * KSH_ROT] = {&c.c0, &c.c1, &c.o0, &c.o1};
+    size_t np = 4;
+    for (int k = 0; k < KSH_ROT; ++k)
+        polys[np++] = &c.h0[k], polys[np++] = &c.h1[k], polys[np++] = &c.w0[k],
+        polys[np++] = &c.w1[k];
+    double *t = xmalloc(reps, sizeof *t);
+    uint64_t *a = xmalloc(L * n, sizeof *a), *b = xmalloc(L * n, sizeof *b);
+    if (!t || !a || !b) {
+        rc = lib_error("allocating", HEPA_ERR_OUT_OF_MEMORY);
+        goto done;
+    }
+    CHECK(hepa_primes_ntt(big, K + 1, 60, n));
+    CHECK(hepa_primes_ntt(q + 1, L - 1, 40, n));
+    q[0] = big[0];
+    for (size_t k = 0; k < K; ++k)
+        q[L + k] = big[1 + k];
+    CHECK(hepa_ring_create(&ring, n, q, M, HEPA_BACKEND_CPU));
+    CHECK(hepa_ks_create(&ks, ring, K, 0));
+    const uint8_t seed[32] = {6};
+    CHECK(hepa_rng_create(&rng, seed));
+    CHECK(hepa_poly_create(&s, ring, M));
+    CHECK(hepa_poly_create(&s2, ring, M));
+    CHECK(hepa_sample_ternary(rng, s));
+    CHECK(hepa_poly_to_ntt(s));
+    CHECK(hepa_poly_mul(s2, s, s));
+    CHECK(hepa_ksk_create(&key, ks, s2, s, rng)); /* (any key: every rotation costs the same) */
+    c.ks = ks, c.key = key;
+    CHECK(hepa_poly_create(&c.x0, ring, L));
+    CHECK(hepa_poly_create(&c.x1, ring, L));
+    for (size_t i = 0; i < np; ++i)
+        CHECK(hepa_poly_create(polys[i], ring, L));
+    CHECK(hepa_sample_uniform(rng, c.c0, HEPA_DOMAIN_NTT));
+    CHECK(hepa_sample_uniform(rng, c.c1, HEPA_DOMAIN_NTT));
+    for (int k = 0; k < KSH_ROT; ++k) /* rotations by 1 .. KSH_ROT slots */
+        c.g[k] = k ? c.g[k - 1] * 5 % (2 * n) : 5, c.keys[k] = key;
+    printf("\n### host backend: n = 2^%u, Q = %zu primes (60 + 40·%zu bits), P = %zu × 60 bits, "
+           "dnum = %zu\n\n| operation | median ms | min ms |\n|---|---|---|\n",
+           log2_size(n), L, L - 1, K, hepa_ks_num_digits(ks, L));
+    static const char *const what[KSH_OPS] = {
+        "key switch (hepa_keyswitch)", "multiply + relinearize (hepa_mul_relin)",
+        "rotate (2 automorphisms, hepa_keyswitch_add)", "8 rotations of one ciphertext, each so",
+        "8 rotations of one ciphertext, hoisted (hepa_automorphism_hoisted)"};
+    for (int op = 0; op < KSH_OPS; ++op) {
+        CHECK(ksh_run(&c, op)); /* warm-up */
+        for (size_t r = 0; r < reps; ++r) {
+            const double t0 = now_s();
+            CHECK(ksh_run(&c, op));
+            t[r] = now_s() - t0;
+        }
+        qsort(t, reps, sizeof *t, cmp_double);
+        printf("| %s | %.2f | %.2f |\n", what[op], 1e3 * median_sorted(t, reps), 1e3 * t[0]);
+    }
+    for (int k = 0; k < KSH_ROT; ++k) { /* the two routes give the same words */
+        for (int p = 0; p < 2; ++p) {
+            CHECK(hepa_poly_get(p ? c.h1[k] : c.h0[k], a));
+            CHECK(hepa_poly_get(p ? c.w1[k] : c.w0[k], b));
+            if (memcmp(a, b, L * n * sizeof *a)) {
+                fprintf(stderr, "%s: check failed: hoisted rotation %d differs (out%d)\n", prog,
+                        k, p);
+                rc = 1;
+                goto done;
+            }
+        }
+    }
+done:
+    for (size_t i = 0; i < np; ++i)
+        hepa_poly_destroy(*polys[i]);
+    hepa_poly_destroy(c.x0), hepa_poly_destroy(c.x1);
+    hepa_poly_destroy(s), hepa_poly_destroy(s2);
+    hepa_ksk_destroy(key);
+    hepa_rng_destroy(rng);
+    hepa_ks_destroy(ks);
+    hepa_ring_destroy(ring);
+    free(t), free(a), free(b);
+    return rc;
+}
+
+static int bench_ks_host(const bench_options *o) {
+    char cpu[256];
+    cpu_model(cpu, sizeof cpu);
+    printf("## hepa-bench --ks, host backend (hepa %d.%d.%d, commit %s)\n\ncpu: %s, one thread. "
+           "Wall time of each call after one warm-up, median and minimum of %zu runs.\n",
+           HEPA_VERSION_MAJOR, HEPA_VERSION_MINOR, HEPA_VERSION_PATCH, HEPA_GIT_COMMIT, cpu,
+           o->reps ? o->reps : 10);
+    if (o->n_set || o->limbs_set)
+        return bench_ks_host_set(o, o->n, o->limbs_set ? o->limbs : 8, 2);
+    return bench_ks_host_set(o, 8192, 8, 2) || bench_ks_host_set(o, 16384, 16, 4);
+}
+
 /* FLINT nmod_poly_mul + fold against hepa_negacyclic_mul on a one-limb ring with q_0, same
  * inputs, same run. Returns an exit status (1 when the results differ). */
 static int bench_flint(report *rep, uint64_t *rng) {
@@ -991,6 +1139,8 @@ int main(int argc, char **argv) {
     if (rc >= 0) return rc;
     rc = 0;
     if (o.gpu_suite) return run_gpu_suite(&o, 0);
+    if (o.ks && (o.backend == HEPA_BACKEND_CPU || !hepa_cuda_available()))
+        return bench_ks_host(&o);
     if (o.bp_suite || o.bp_compare || o.ckks || o.dft || o.ks) {
 #ifdef HEPA_BENCH_HAVE_GPU_SUITE
         if (o.ks)
