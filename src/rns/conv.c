@@ -2,6 +2,7 @@
  * are in conv_core.h, shared with the device kernel. */
 #include <string.h>
 
+#include "ntt/internal.h"
 #include "rns/conv_core.h"
 #include "rns/internal.h"
 
@@ -48,6 +49,12 @@ void _hepa_conv_build(const hepa_ring *ring, uint64_t *tab, const size_t *src, s
 }
 
 void _hepa_host_conv(const uint64_t *tab, size_t n, uint64_t *out, const uint64_t *in, int exact) {
+#ifdef HEPA_HOST_AVX512
+    if (_hepa_ntt_use_avx512() && n % 8 == 0) {
+        _hepa_host_conv_avx512(tab, n, out, in, exact);
+        return;
+    }
+#endif
     const unsigned ns = (unsigned)tab[0], nt = (unsigned)tab[1];
     uint64_t v[HEPA_CONV_MAX];
     for (size_t x = 0; x < n; ++x) {

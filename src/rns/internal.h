@@ -59,8 +59,13 @@ void _hepa_host_negacyclic_mul(const hepa_ring *ring, size_t level, uint64_t *ou
  * (out_limb NULL: limb t). Indices must be valid and src distinct (not checked). */
 void _hepa_conv_build(const hepa_ring *ring, uint64_t *tab, const size_t *src, size_t ns,
                       const size_t *dst, const size_t *out_limb, size_t nt);
-/* Host conversion of n coefficients: in = ns limbs, out limb out_limb[t] of each target. */
+/* Host conversion of n coefficients: in = ns limbs, out limb out_limb[t] of each target. On
+ * AVX-512 CPUs (n % 8 == 0) it runs _hepa_host_conv_avx512 (conv_avx512.c), the same words. */
 void _hepa_host_conv(const uint64_t *tab, size_t n, uint64_t *out, const uint64_t *in, int exact);
+#ifdef HEPA_HOST_AVX512
+void _hepa_host_conv_avx512(const uint64_t *tab, size_t n, uint64_t *out, const uint64_t *in,
+                            int exact);
+#endif
 
 /* Host raw tier (ranges [0, q) in and out; n = ring->n): */
 void _hepa_host_tensor(const hepa_ring *ring, size_t level, uint64_t *d0, uint64_t *d1,
