@@ -165,8 +165,8 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_keyswitch_add(const hepa_ks *ks, hepa_p
  * the conversion of its digits and the forward NTTs of dnum(l)·(l + K) limbs) runs once for all
  * count rotations, and each rotation reads the extended digits through σ_(g[k]) in its inner
  * product. Host backend, one core of the development machine, 8 rotations (hepa-bench --ks
- * --backend cpu, minimums): n = 2^13, 8 Q primes, K = 2: 57-60 -> 33-35 ms; n = 2^14, 16 Q
- * primes, K = 4: 286-304 -> 157-169 ms. Scratch: that of
+ * --backend cpu, minimums): n = 2^13, 8 Q primes, K = 2: 41-45 -> 26-27 ms; n = 2^14, 16 Q
+ * primes, K = 4: 190-205 -> 116-120 ms. Scratch: that of
  * hepa_keyswitch. c0, c1 at level l in [1, L], NTT domain; every output at level l, takes the
  * NTT domain; no output may be c0, c1 or another output. g[k] odd (taken mod 2n; g = 1 switches
  * c1 itself). CUDA backend: HEPA_ERR_UNSUPPORTED for now (after the argument checks), until its
