@@ -63,7 +63,7 @@
 #include "host/env.h"
 #include "host/roots.h"
 
-namespace {
+namespace hepa_dft_cuda {
 
 // One pass: sub-transform t (of `total`), element e lives at
 //   (t >> lT)·n + (t & (2^lT − 1))·2^lts + e·2^les     (for input and output separately).
@@ -82,7 +82,8 @@ struct pass_desc {
                         // --dft FP64 rows 2-16% slower on an H100)
 };
 
-} // namespace
+} // namespace hepa_dft_cuda
+using namespace hepa_dft_cuda;
 
 struct hepa_dft_plan {
     size_t n, batch;
@@ -103,7 +104,7 @@ struct hepa_dft_plan {
     void *ring;         // its ring: l2sq_r vectors
 };
 
-namespace {
+namespace hepa_dft_cuda {
 
 __constant__ double2 c_w16d[16]; // e^(-2πi·m/16)
 __constant__ float2 c_w16f[16];
@@ -1981,7 +1982,7 @@ void fill_pass(pass_desc &d, unsigned lm, unsigned lmax, unsigned ltot, size_t e
     d.smem = (size_t)E * elem + (x2 ? ((G + 3) & ~(size_t)3) + 4 * G : 0);
 }
 
-} // namespace
+} // namespace hepa_dft_cuda
 
 // Create with an explicit four-step split (l1 = log2 n1 of pass A; 0 = one pass). For the bench's
 // split measurements; hepa_dft_plan_create picks l1.

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include "device/internal.h"
 
-namespace {
+namespace hepa_dft_fp64 {
 
 __device__ __forceinline__ double2 cmul(double2 a, double2 b) {
     return make_double2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
@@ -385,6 +385,7 @@ inline bool cluster_kernel_ok(const void *k, unsigned cluster, unsigned threads,
     return clusters > 0;
 }
 
-} // namespace
+} // namespace hepa_dft_fp64
+using namespace hepa_dft_fp64;
 
 #endif // HEPA_SRC_DEVICE_DFT_FP64_CUH

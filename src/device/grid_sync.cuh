@@ -11,7 +11,7 @@
 #ifndef HEPA_SRC_DEVICE_GRID_SYNC_CUH
 #define HEPA_SRC_DEVICE_GRID_SYNC_CUH
 
-namespace {
+namespace hepa_grid_sync {
 
 // The counts between blocks, as cooperative groups' grid sync does them on sm_70 and later:
 // signal_done (the whole block calls it when its stores are done, or for dft_l2sq's ring its
@@ -88,6 +88,7 @@ __device__ __forceinline__ void finish_item(unsigned *ctr, unsigned total, unsig
             ctr[i] = 0;
 }
 
-} // namespace
+} // namespace hepa_grid_sync
+using namespace hepa_grid_sync;
 
 #endif // HEPA_SRC_DEVICE_GRID_SYNC_CUH

@@ -16,7 +16,7 @@
 
 #include "rns/internal.h" // hepa_ring (ring->dev->pdl)
 
-namespace {
+namespace hepa_pdl {
 
 __device__ __forceinline__ void pdl_wait() {
 #if __CUDA_ARCH__ >= 900
@@ -68,6 +68,7 @@ cudaError_t launch_k(bool pdl, const hepa_ring *ring, void (*k)(P...), dim3 grid
                         threads, smem, st, args...);
 }
 
-} // namespace
+} // namespace hepa_pdl
+using namespace hepa_pdl;
 
 #endif

@@ -21,7 +21,7 @@
 #include "hepa/bigprime_cuda.h"
 #include "ntt/bigprime_digits.cuh"
 
-namespace {
+namespace hepa_bigprime_cuda {
 
 using namespace hepa_bp;
 
@@ -787,7 +787,8 @@ hepa_status fft_seeds(const hepa_bp_field *f, size_t N, int inverse, FftSeeds *o
     return power_seeds(f, w, inverse ? ninv : NULL, Tn, out);
 }
 
-} // namespace
+} // namespace hepa_bigprime_cuda
+using namespace hepa_bigprime_cuda;
 
 extern "C" hepa_status hepa_bp_dev_field_init(const hepa_bp_field *f, hepa_bp_dev_field *out) {
     if (!f || !out) return HEPA_ERR_INVALID_ARGUMENT;
@@ -988,7 +989,7 @@ struct hepa_bp_dev_plan {
     uint64_t *tw, *utw;          // ψ^i, ψ^(-i) (i < N, ψ^N = -1): NEGACYCLIC plans only
 };
 
-namespace {
+namespace hepa_bigprime_cuda {
 
 // Builds table(s) T[i] = w^i (and Ts[i] = scale·w^i) for i < Tn on stream st, synchronously
 // (plan creation only): host seeds, a temporary device copy of them, the twiddle kernel.
@@ -1046,7 +1047,7 @@ hepa_status plan_checks(const hepa_bp_dev_plan *p, const void *a, const void *b,
     return HEPA_OK;
 }
 
-} // namespace
+} // namespace hepa_bigprime_cuda
 
 extern "C" hepa_status hepa_bp_dev_plan_create(hepa_bp_dev_plan **out, const hepa_bp_field *f,
                                                size_t N, unsigned flags) {

@@ -57,7 +57,7 @@ struct hepa_bp_rns_plan {
     void *ev_in, *ev_out;  // cudaEvent_t: the caller's stream -> ring stream -> caller's stream
 };
 
-namespace {
+namespace hepa_bigprime_rns_cuda {
 
 // Residues of the N elements of x (digit-major) into out (limb-major, s·N words), in [0, q_i).
 template <int K>
@@ -165,7 +165,8 @@ uint64_t mpz_mod_u64(const mpz_t v, uint64_t q) {
     return r;
 }
 
-} // namespace
+} // namespace hepa_bigprime_rns_cuda
+using namespace hepa_bigprime_rns_cuda;
 
 extern "C" hepa_status hepa_bp_rns_plan_create(hepa_bp_rns_plan **out, const hepa_bp_field *f,
                                                size_t N) {

@@ -128,7 +128,7 @@ __host__ __device__ constexpr bool lane_bits_smem(int GB, int CB, bool INV) {
 #define HEPA_NTT_VLOAD 2 // VECTOR LOADS (tile_body)
 #endif
 
-namespace {
+namespace hepa_ntt_cuda {
 
 // ---- the compile-time schedule ------------------------------------------------------------
 
@@ -3212,7 +3212,8 @@ cudaError_t run_mul(const hepa_ring *ring, size_t level, uint64_t *out, const ui
                                 nullptr, false, fx);
 }
 
-} // namespace
+} // namespace hepa_ntt_cuda
+using namespace hepa_ntt_cuda;
 
 extern "C" hepa_status _hepa_dev_ntt_forward(const hepa_ring *ring, size_t level, uint64_t *out,
                                              const uint64_t *in) {

@@ -19,7 +19,7 @@
 #include "hepa/dft.h"
 #include "host/roots.h"
 
-namespace {
+namespace hepa_ckks_cuda {
 
 struct ckks_dev {
     hepa_dft_plan *plan;   // size h, batch 1
@@ -189,7 +189,8 @@ __global__ void dec_perm(double2 *slots, const T *U, const uint32_t *perm, size_
 
 unsigned blocks_for(size_t n) { return (unsigned)((n + 255) / 256); }
 
-} // namespace
+} // namespace hepa_ckks_cuda
+using namespace hepa_ckks_cuda;
 
 extern "C" hepa_status _hepa_dev_ckks_init(hepa_ckks_encoder *e) {
     ckks_dev *d = (ckks_dev *)calloc(1, sizeof *d);
@@ -268,7 +269,7 @@ extern "C" hepa_status _hepa_dev_ckks_set_mode(hepa_ckks_encoder *e, int mode) {
     return hepa_dft_plan_create(&d->tplan[mode], e->h, 1, (hepa_dft_mode)mode);
 }
 
-namespace {
+namespace hepa_ckks_cuda {
 // FP16's scaling (DFT MODE): s = 2^ceil(log2(h)/2) for h = N/2. The DFT of h values grows them up
 // to h-fold and their RMS sqrt(h)-fold: encode feeds it z/s, decode (whose input has the slots'
 // RMS over sqrt(h)) u·s, so half's range holds slots up to about 65504/sqrt(h) either way.
@@ -309,7 +310,7 @@ hepa_status dec_steps(const ckks_dev *d, const hepa_dft_plan *plan, cudaStream_t
     ce = cudaGetLastError();
     return ce == cudaSuccess ? HEPA_OK : _hepa_dev_status(ce, "hepa_ckks_decode");
 }
-} // namespace
+} // namespace hepa_ckks_cuda
 
 extern "C" hepa_status _hepa_dev_ckks_encode(const hepa_ckks_encoder *e, hepa_poly *out,
                                              const double *slots, double scale, int mode) {

@@ -7,7 +7,7 @@
 #include "hepa/modarith.h"
 #include "rns/internal.h"
 
-namespace {
+namespace hepa_poly_cuda {
 
 struct Scalars {
     uint64_t s[HEPA_RING_MAX_MODULI], sp[HEPA_RING_MAX_MODULI];
@@ -47,7 +47,8 @@ __global__ void ew_kernel(uint64_t *out, const uint64_t *a, const uint64_t *b,
     reinterpret_cast<ulonglong2 *>(out)[p] = r;
 }
 
-} // namespace
+} // namespace hepa_poly_cuda
+using namespace hepa_poly_cuda;
 
 extern "C" hepa_status _hepa_dev_elementwise(const hepa_ring *ring, size_t level, hepa_ew_op op,
                                              uint64_t *out, const uint64_t *a, const uint64_t *b,

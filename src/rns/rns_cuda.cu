@@ -13,7 +13,7 @@
 #include "rns/internal.h"
 #include "rns/ksk_layout.h"
 
-namespace {
+namespace hepa_rns_cuda {
 
 constexpr unsigned kThreads = 256;
 
@@ -385,7 +385,8 @@ __global__ void ksk_pack_kernel(unsigned char *dst, const uint64_t *src, size_t 
         reinterpret_cast<uint64_t *>(limb)[x] = w;
 }
 
-} // namespace
+} // namespace hepa_rns_cuda
+using namespace hepa_rns_cuda;
 
 extern "C" hepa_status _hepa_dev_tensor(const hepa_ring *ring, size_t level, uint64_t *d0,
                                         uint64_t *d1, uint64_t *d2, const uint64_t *a0,
