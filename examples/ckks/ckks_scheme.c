@@ -69,6 +69,16 @@ void ckks_ctx_destroy(ckks_ctx *ctx) {
     free(ctx);
 }
 
+/* A switching key from `from` to `to` whose uniform halves come from a fresh 32-byte seed drawn
+ * from the context's generator (hepa_ksk_create_seeded): a client can send it as that seed and
+ * its b halves (hepa_ksk_export_seeded), half the words; examples/key_transfer.c does. */
+static hepa_status make_key(ckks_ctx *ctx, hepa_ksk **out, const hepa_poly *from,
+                            const hepa_poly *to) {
+    uint8_t seed[32];
+    const hepa_status s = hepa_rng_bytes(ctx->rng, seed, sizeof seed);
+    return s == HEPA_OK ? hepa_ksk_create_seeded(out, ctx->ks, from, to, ctx->rng, seed) : s;
+}
+
 /* Key generation: s ternary; pk = (-a·s + e, a) mod Q; relin = switching key s^2 -> s. */
 static hepa_status keygen(ckks_ctx *ctx) {
     const size_t M = ctx->L + ctx->K;
@@ -86,7 +96,7 @@ static hepa_status keygen(ckks_ctx *ctx) {
         (s = hepa_poly_mul(sl, ctx->pk1, sl)) == HEPA_OK &&                          /* a·s */
         (s = hepa_poly_sub(ctx->pk0, ctx->pk0, sl)) == HEPA_OK &&                    /* e - a·s */
         (s = hepa_poly_mul(s2, ctx->sk, ctx->sk)) == HEPA_OK)
-        s = hepa_ksk_create(&ctx->relin, ctx->ks, s2, ctx->sk, ctx->rng);
+        s = make_key(ctx, &ctx->relin, s2, ctx->sk);
     hepa_poly_destroy(sl), hepa_poly_destroy(s2);
     return s;
 }
@@ -124,7 +134,7 @@ hepa_status ckks_add_rotation_key(ckks_ctx *ctx, int steps) {
     hepa_status s = HEPA_OK;
     hepa_poly *sg = new_poly(ctx, ctx->L + ctx->K, &s);
     if (s == HEPA_OK && (s = hepa_poly_automorphism(sg, ctx->sk, g)) == HEPA_OK &&
-        (s = hepa_ksk_create(&ctx->rot_key[ctx->num_rot], ctx->ks, sg, ctx->sk, ctx->rng)) == HEPA_OK)
+        (s = make_key(ctx, &ctx->rot_key[ctx->num_rot], sg, ctx->sk)) == HEPA_OK)
         ctx->rot_g[ctx->num_rot++] = g;
     hepa_poly_destroy(sg);
     return s;

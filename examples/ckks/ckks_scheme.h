@@ -8,7 +8,9 @@
  * Parameters (ckks_params_default): N = 2^13, Q = q_0·q_1·q_2 with q_0 of 60 bits and two
  * 40-bit primes, one 60-bit special prime P, so log2(QP) ≈ 200 <= 218, the homomorphic-encryption
  * standard's bound for 128-bit security at N = 2^13 with ternary secrets. Scale Δ = 2^40.
- * Secrets ternary, errors Gaussian with σ = 3.2, encryption with the public key.
+ * Secrets ternary, errors Gaussian with σ = 3.2, encryption with the public key. Switching keys
+ * (relinearization, rotations) are seeded: their uniform halves come from a 32-byte seed, so they
+ * could be sent in half the words (examples/key_transfer.c).
  *
  * Noise (what tests/test_ckks_scheme.c and tests/gpu/test_gpu_rns.c check; slot values |z| <= 1,
  * error = max over the 4096 slots of |decoded - expected|; measured: worst of 10 CPU runs):
