@@ -1,5 +1,5 @@
 /* src/ntt/avx512_arith.h — the modular arithmetic of hepa/modarith.h on eight 64-bit lanes, for
- * the host's AVX-512 paths (ntt_host_avx512.c, rns/conv_avx512.c). Each helper computes, lane by
+ * the host's AVX-512 paths (ntt_host_avx512.c, rns/rns_avx512.c). Each helper computes, lane by
  * lane, exactly what its scalar counterpart computes. Include only under HEPA_HOST_AVX512 (x86-64
  * GCC or Clang); callers carry HEPA_AVX512 and run after _hepa_ntt_use_avx512(). */
 #ifndef HEPA_SRC_NTT_AVX512_ARITH_H

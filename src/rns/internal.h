@@ -60,11 +60,17 @@ void _hepa_host_negacyclic_mul(const hepa_ring *ring, size_t level, uint64_t *ou
 void _hepa_conv_build(const hepa_ring *ring, uint64_t *tab, const size_t *src, size_t ns,
                       const size_t *dst, const size_t *out_limb, size_t nt);
 /* Host conversion of n coefficients: in = ns limbs, out limb out_limb[t] of each target. On
- * AVX-512 CPUs (n % 8 == 0) it runs _hepa_host_conv_avx512 (conv_avx512.c), the same words. */
+ * AVX-512 CPUs (n % 8 == 0) it runs _hepa_host_conv_avx512 (rns_avx512.c), the same words. */
 void _hepa_host_conv(const uint64_t *tab, size_t n, uint64_t *out, const uint64_t *in, int exact);
 #ifdef HEPA_HOST_AVX512
 void _hepa_host_conv_avx512(const uint64_t *tab, size_t n, uint64_t *out, const uint64_t *in,
                             int exact);
+/* The key-switch inner product of one extended limb (keyswitch.c's host_inner, n % 8 == 0):
+ * t0[x] = Σ_j ext[j·ext_step + src(x)]·key[j·key_step + x], t1 the same with key + a_off, mod
+ * q, for j < dn; src NULL (identity) or _hepa_auto_ntt_src's map. Words in [0, q). */
+void _hepa_host_inner_avx512(size_t n, size_t dn, const uint64_t *ext, size_t ext_step,
+                             const uint64_t *key, size_t key_step, size_t a_off,
+                             const uint32_t *src, uint64_t q, uint64_t *t0, uint64_t *t1);
 #endif
 
 /* Host raw tier (ranges [0, q) in and out; n = ring->n): */

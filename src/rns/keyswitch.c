@@ -578,6 +578,13 @@ static void host_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *t1, 
     for (size_t e = 0; e < E; ++e) {
         const size_t mi = ext_mod(ks, l, e);
         const hepa_modulus *m = &r->mods[mi];
+#ifdef HEPA_HOST_AVX512
+        if (_hepa_ntt_use_avx512() && n % 8 == 0) { /* the same words, eight at a time */
+            _hepa_host_inner_avx512(n, dn, ext + e * n, E * n, kw + mi * n, 2 * W, W, src, m->value,
+                                    t0 + e * n, t1 + e * n);
+            continue;
+        }
+#endif
         for (size_t x = 0; x < n; ++x) {
             const size_t xs = src ? src[x] : x;
             uint64_t h0 = 0, l0 = 0, h1 = 0, l1 = 0;
