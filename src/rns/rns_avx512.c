@@ -83,7 +83,8 @@ HEPA_AVX512 static inline void mac128(__m512i a, __m512i b, __m512i *h, __m512i 
     *h = _mm512_mask_add_epi64(hs, carry, hs, _mm512_set1_epi64(1)); /* + the carry of l */
 }
 
-/* (h·2^64 + l) mod q in [0, q): h·R + l·1 with R = 2^64 mod q, both by Shoup (any 64-bit h, l) */
+/* (h·2^64 + l) mod q in [0, q): h·R + l·1 with R = 2^64 mod q, both by Shoup (any 64-bit
+ * h, l) */
 typedef struct fold_consts {
     uint64_t r, rp, onep; /* R, its Shoup companion, the companion of 1 */
 } fold_consts;
