@@ -166,11 +166,11 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_keyswitch_add(const hepa_ks *ks, hepa_p
  * count rotations, and each rotation reads the extended digits through σ_(g[k]) in its inner
  * product. Host backend, one core of the development machine, 8 rotations (hepa-bench --ks
  * --backend cpu, minimums): n = 2^13, 8 Q primes, K = 2: 41-45 -> 26-27 ms; n = 2^14, 16 Q
- * primes, K = 4: 190-205 -> 116-120 ms. Scratch: that of
- * hepa_keyswitch. c0, c1 at level l in [1, L], NTT domain; every output at level l, takes the
- * NTT domain; no output may be c0, c1 or another output. g[k] odd (taken mod 2n; g = 1 switches
- * c1 itself). CUDA backend: HEPA_ERR_UNSUPPORTED for now (after the argument checks), until its
- * kernel has run on a GPU.
+ * primes, K = 4: 190-205 -> 116-120 ms. Scratch: that of hepa_keyswitch.
+ * c0, c1 at level l in [1, L], NTT domain; every output at level l, takes the NTT domain; no
+ * output may be c0, c1 or another output. g[k] odd (taken mod 2n; g = 1 switches c1 itself).
+ * CUDA backend: HEPA_ERR_UNSUPPORTED for now (after the argument checks), until its kernel has
+ * run on a GPU.
  * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, count 0, an even g[k], an output aliasing c0, c1 or
  * another output), HEPA_ERR_MISMATCH (another ring, a key of another context, levels differ or
  * above L), HEPA_ERR_DOMAIN (c0 or c1 in the coefficient domain), HEPA_ERR_OUT_OF_MEMORY,
