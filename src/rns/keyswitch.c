@@ -1213,7 +1213,20 @@ hepa_status hepa_automorphism_hoisted(const hepa_ks *ks, hepa_poly *const *out0,
             out1[k]->level != l || keys[k]->ks != ks)
             return HEPA_ERR_MISMATCH;
     if (c0->domain != HEPA_DOMAIN_NTT || c1->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
-    if (on_device(r)) return HEPA_ERR_UNSUPPORTED; /* (the device path is not yet measured) */
+    if (on_device(r)) {
+        /* For now one full rotation each, through the public calls a CKKS rotation makes (the
+         * same words, no hoisting gain): the hoisted device path (ModUp once, the inner product
+         * reading the digits through σ_g) waits for a GPU run. */
+        hepa_poly *x = NULL;
+        hepa_status s = hepa_poly_create(&x, r, l);
+        for (size_t k = 0; k < count && s == HEPA_OK; ++k) {
+            if ((s = hepa_poly_automorphism(out0[k], c0, g[k])) == HEPA_OK &&
+                (s = hepa_poly_automorphism(x, c1, g[k])) == HEPA_OK)
+                s = hepa_keyswitch_add(ks, out0[k], out1[k], x, keys[k], out0[k], NULL);
+        }
+        hepa_poly_destroy(x);
+        return s;
+    }
     const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l);
     uint64_t *buf = malloc(ks_scratch_words(ks, l, 0) * sizeof *buf);
     uint32_t *src = malloc(n * sizeof *src); /* the source map of σ_g */

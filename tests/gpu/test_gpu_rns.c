@@ -367,6 +367,60 @@ static void check_keyswitch_q(size_t n, size_t L, size_t K, size_t alpha, unsign
         twin_check(a0, "key switch + add in place, out0", n);
         twin_check(a1, "key switch + add in place, out1", n);
         twin_free(c2), twin_free(a0), twin_free(a1), twin_free(k0), twin_free(k1);
+        { /* hepa_automorphism_hoisted (on the host HOISTING: one ModUp, the inner product
+           * reading the digits through σ_g; on the device for now one rotation at a time): a
+           * rotation, conjugation and a g above 2n, into fresh (poisoned) outputs; the host's
+           * equals automorphism + keyswitch_add (test_rns.c) */
+            const uint64_t gs[3] = {5, 2 * n - 1, 2 * n * 3 + 25};
+            twin h0 = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT),
+                 h1 = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT);
+            twin u0[3], u1[3];
+            hepa_poly *uh0[3], *uh1[3], *ud0[3], *ud1[3];
+            const hepa_ksk *khs[3] = {keyh, keyh, keyh}, *kds[3] = {keyd, keyd, keyd};
+            for (int k = 0; k < 3; ++k) {
+                u0[k] = twin_out(&p, l), u1[k] = twin_out(&p, l);
+                uh0[k] = u0[k].h, uh1[k] = u1[k].h, ud0[k] = u0[k].d, ud1[k] = u1[k].d;
+            }
+            T_OK(hepa_automorphism_hoisted(kh, uh0, uh1, h0.h, h1.h, gs, khs, 3));
+            T_OK(hepa_automorphism_hoisted(kd, ud0, ud1, h0.d, h1.d, gs, kds, 3));
+            for (int k = 0; k < 3; ++k) {
+                twin_check(u0[k], "hoisted automorphism, out0", n);
+                twin_check(u1[k], "hoisted automorphism, out1", n);
+                twin_free(u0[k]), twin_free(u1[k]);
+            }
+            twin_free(h0), twin_free(h1);
+        }
+        { /* the raw tier (hepa/keyswitch.h), device == host step by step: _hepa_ks_modup (the
+           * whole ModUp, which HOISTING takes), _hepa_ks_inner, _hepa_ks_moddown; device
+           * buffers poisoned */
+            const size_t E = l + K, dn = hepa_ks_num_digits(kh, l);
+            const size_t we = dn * E * n, wt = 2 * E * n, wo = 2 * l * n;
+            twin c = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT);
+            uint64_t *hb = test_alloc(we + wt + wo + 2 * l * n), *db = NULL;
+            uint64_t *back = test_alloc(we + wt + wo);
+            cr_assert_eq(cudaMalloc((void **)&db, (we + wt + wo + 2 * l * n) * 8), cudaSuccess);
+            cr_assert_eq(cudaMemset(db, 0xFF, (we + wt + wo + 2 * l * n) * 8), cudaSuccess);
+            cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess); /* (the ring's stream is not
+                                                                 * the default one) */
+            uint64_t *he = hb, *ht0 = he + we, *ht1 = ht0 + E * n, *ho = ht0 + wt, *htmp = ho + wo;
+            uint64_t *de = db, *dt0 = de + we, *dt1 = dt0 + E * n, *dout = dt0 + wt,
+                     *dtmp = dout + wo;
+            T_OK(_hepa_ks_modup(kh, l, he, hepa_poly_data(c.h), htmp));
+            T_OK(_hepa_ks_modup(kd, l, de, hepa_poly_data(c.d), dtmp));
+            T_OK(_hepa_ks_inner(kh, l, ht0, ht1, he, keyh));
+            T_OK(_hepa_ks_inner(kd, l, dt0, dt1, de, keyd));
+            T_OK(hepa_ring_sync(p.gpu));
+            cr_assert_eq(cudaMemcpy(back, db, (we + wt) * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+            T_ARRAY_EQ(back, he, we, "raw ModUp, level %zu (n %zu)", l, n);
+            T_ARRAY_EQ(back + we, ht0, wt, "raw inner product, level %zu (n %zu)", l, n);
+            T_OK(_hepa_ks_moddown(kh, l, ho, ho + l * n, ht0, ht1, htmp));
+            T_OK(_hepa_ks_moddown(kd, l, dout, dout + l * n, dt0, dt1, dtmp));
+            T_OK(hepa_ring_sync(p.gpu));
+            cr_assert_eq(cudaMemcpy(back, dout, wo * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+            T_ARRAY_EQ(back, ho, wo, "raw ModDown, level %zu (n %zu)", l, n);
+            cudaFree(db), free(hb), free(back);
+            twin_free(c);
+        }
         /* hepa_mul_relin (the tensor into the outputs and d2 into scratch, then
          * hepa_keyswitch_add's path): into fresh (poisoned) outputs, then in place on a, then
          * squaring with the outputs swapped onto b; the host's is checked against tensor +
