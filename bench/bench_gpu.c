@@ -1005,6 +1005,8 @@ typedef enum {
     KS_RESCALE_TWO,
     KS_RESCALE_COEFF,
     KS_ROTATE,
+    KS_HOIST,
+    KS_ROT_EACH,
     KS_UPINNER,
     KS_MODUP,
     KS_INNER,
@@ -1018,7 +1020,12 @@ typedef struct ks_ctx {
     size_t l, n, K, dn;
     hepa_poly *a0, *a1, *b0, *b1, *d0, *d1, *d2, *k0, *k1, *r0, *r1, *c0c;
     uint64_t *ext, *t0, *t1, *tmp; /* raw buffers for the three steps */
+    /* KS_HOIST: KS_HOIST_N rotations of (a0, a1) by 1 .. KS_HOIST_N slots, into (h0, h1) */
+    hepa_poly *h0[8], *h1[8];
+    uint64_t hg[8];
+    const hepa_ksk *hk[8];
 } ks_ctx;
+#define KS_HOIST_N 8
 
 static hepa_status ks_run(const ks_ctx *c, ks_op op) {
     hepa_status s;
@@ -1050,6 +1057,18 @@ static hepa_status ks_run(const ks_ctx *c, ks_op op) {
             (s = hepa_poly_automorphism(c->d2, c->a1, 5)) != HEPA_OK)
             return s;
         return hepa_keyswitch_add(c->ks, c->d0, c->d1, c->d2, c->key, c->d0, NULL);
+    case KS_ROT_EACH: /* the same rotations one at a time, as KS_ROTATE */
+        for (size_t k = 0; k < KS_HOIST_N; ++k) {
+            if ((s = hepa_poly_automorphism(c->d0, c->a0, c->hg[k])) != HEPA_OK ||
+                (s = hepa_poly_automorphism(c->d2, c->a1, c->hg[k])) != HEPA_OK ||
+                (s = hepa_keyswitch_add(c->ks, c->h0[k], c->h1[k], c->d2, c->key, c->d0, NULL)) !=
+                    HEPA_OK)
+                return s;
+        }
+        return HEPA_OK;
+    case KS_HOIST: /* one ModUp for all (HOISTING) */
+        return hepa_automorphism_hoisted(c->ks, c->h0, c->h1, c->a0, c->a1, c->hg, c->hk,
+                                         KS_HOIST_N);
     case KS_UPINNER:
         return _hepa_ks_modup_inner(c->ks, c->l, c->t0, c->t1, c->ext, hepa_poly_data(c->d2), c->tmp,
                                     c->key);
@@ -1165,6 +1184,12 @@ static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {
     HK(hepa_poly_create(&c.r1, ring, L - 1));
     HK(hepa_poly_create(&c.c0c, ring, L));
     HK(hepa_sample_uniform(rng, c.c0c, HEPA_DOMAIN_COEFF));
+    for (size_t k = 0; k < KS_HOIST_N; ++k) { /* (the relinearization key: same shape and cost) */
+        HK(hepa_poly_create(&c.h0[k], ring, L));
+        HK(hepa_poly_create(&c.h1[k], ring, L));
+        c.hg[k] = k ? c.hg[k - 1] * 5 % (2 * n) : 5;
+        c.hk[k] = key;
+    }
     const size_t E = L + K, limb = n * sizeof(uint64_t);
     CK(cudaMalloc((void **)&c.ext, c.dn * E * limb));
     CK(cudaMalloc((void **)&c.t0, 2 * E * limb));
@@ -1202,6 +1227,10 @@ static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {
         {KS_RESCALE_COEFF, "rescale of a ciphertext (coefficient domain)",
          ct_b + 2.0 * (L - 1) * limb},
         {KS_ROTATE, "rotate (2 automorphisms, key switch with the add)", ct_b + key_b + ct_b},
+        {KS_ROT_EACH, "8 rotations of one ciphertext, one at a time (as the row above)",
+         KS_HOIST_N * (ct_b + key_b + ct_b)},
+        {KS_HOIST, "8 rotations of one ciphertext, hoisted (hepa_automorphism_hoisted; per call)",
+         ct_b + KS_HOIST_N * (key_b + ct_b)},
     };
     printf("\n### N = 2^%zu, Q = %zu primes (60 + 40·%zu bits), P = %zu × 60 bits: dnum = %zu, "
            "key %.0f MiB (generated in %.1f s)\n\n"
@@ -1277,6 +1306,8 @@ static int ks_set(size_t logn, size_t L, size_t K, size_t reps, double bw) {
     cudaFree(c.ext), cudaFree(c.t0), cudaFree(c.tmp);
     for (size_t i = 0; i < sizeof polys / sizeof *polys; ++i) hepa_poly_destroy(*polys[i]);
     hepa_poly_destroy(c.r0), hepa_poly_destroy(c.r1), hepa_poly_destroy(c.c0c);
+    for (size_t k = 0; k < KS_HOIST_N; ++k)
+        hepa_poly_destroy(c.h0[k]), hepa_poly_destroy(c.h1[k]);
     hepa_poly_destroy(s), hepa_poly_destroy(s2);
     hepa_ksk_destroy(key);
     hepa_rng_destroy(rng);

@@ -169,14 +169,16 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_keyswitch_add(const hepa_ks *ks, hepa_p
  * primes, K = 4: 190-205 -> 116-120 ms. Scratch: that of hepa_keyswitch.
  * c0, c1 at level l in [1, L], NTT domain; every output at level l, takes the NTT domain; no
  * output may be c0, c1 or another output. g[k] odd (taken mod 2n; g = 1 switches c1 itself).
- * CUDA backend, for now: each rotation runs on its own (hepa_poly_automorphism of c0 and c1,
- * then hepa_keyswitch_add: the same words, no hoisting gain) until the hoisted device path has
- * run on a GPU; asynchronous on the ring's stream.
+ * On the CUDA backend (asynchronous on the ring's stream) ModUp writes the extended digits whole
+ * (the fused row pass of hepa_keyswitch is not taken), and each rotation runs σ_g of c0 into
+ * out0[k], the inner product reading the digits through σ_g (ks_inner_kernel<AUTO>) and ModDown
+ * with the add; below 4 rotations (HOIST MIN in keyswitch.c) it runs them one at a time on the
+ * fused key switch, which is faster there. H100, 8 rotations at 2^16/33, P = 1 / 3 / 2 / 4 (see
+ * the README for the latest): hoisted about 1.2-1.3x faster than one at a time.
  * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, count 0, an even g[k], an output aliasing c0, c1 or
  * another output), HEPA_ERR_MISMATCH (another ring, a key of another context, levels differ or
- * above L), HEPA_ERR_DOMAIN (c0 or c1 in the coefficient domain) and, on the host backend,
- * HEPA_ERR_OUT_OF_MEMORY: outputs untouched on these; on the CUDA backend
- * HEPA_ERR_OUT_OF_MEMORY and HEPA_ERR_DEVICE leave the outputs' words unspecified. */
+ * above L), HEPA_ERR_DOMAIN (c0 or c1 in the coefficient domain), HEPA_ERR_OUT_OF_MEMORY
+ * (outputs untouched on these), HEPA_ERR_DEVICE (the outputs' words unspecified). */
 HEPA_API HEPA_NODISCARD hepa_status hepa_automorphism_hoisted(
     const hepa_ks *ks, hepa_poly *const *out0, hepa_poly *const *out1, const hepa_poly *c0,
     const hepa_poly *c1, const uint64_t *g, const hepa_ksk *const *keys, size_t count);

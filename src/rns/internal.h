@@ -145,6 +145,12 @@ hepa_status _hepa_dev_ks_modup1(const hepa_ring *ring, size_t l, size_t E, uint6
 hepa_status _hepa_dev_ks_inner(const hepa_ring *ring, size_t level, size_t K, size_t dnum,
                                uint64_t *t0, uint64_t *t1, const uint64_t *ext,
                                const unsigned char *key, size_t comp, uint64_t packed);
+/* The same with ext read through σ_g (g odd; 0: as _hepa_dev_ks_inner): output word k of limb e
+ * from ext word _hepa_auto_ntt_src(k, g) (HOISTING, keyswitch.c). */
+hepa_status _hepa_dev_ks_inner_auto(const hepa_ring *ring, size_t level, size_t K, size_t dnum,
+                                    uint64_t *t0, uint64_t *t1, const uint64_t *ext,
+                                    const unsigned char *key, size_t comp, uint64_t packed,
+                                    uint64_t g);
 /* A switching key's component (M limbs of n words at src, device) into its storage at dst in
  * the PACKED KEYS layout of `packed` (rns/ksk_layout.h). */
 hepa_status _hepa_dev_ksk_pack(const hepa_ring *ring, unsigned char *dst, const uint64_t *src,

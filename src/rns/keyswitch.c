@@ -1178,10 +1178,21 @@ hepa_status hepa_keyswitch(const hepa_ks *ks, hepa_poly *out0, hepa_poly *out1, 
  * estimate can round the other way only in the ambiguity window of hepa_rns_convert). So c1's
  * ModUp runs once, and rotation k reads the extended digits through σ_(g_k) in its inner product;
  * ModDown and the add of σ_g(c0) follow as in hepa_keyswitch_add. Scratch as for a key switch. */
+/* HOIST MIN (CUDA backend): below this many rotations hepa_automorphism_hoisted runs them one at
+ * a time. H100, hepa-bench --ks at 2^16/33 (b958699 + the hoisted path, one call), µs: ModUp
+ * written whole 771 / 454 / 649 / 409 at P = 1 / 3 / 2 / 4, then each hoisted rotation 616 / 335
+ * / 412 / 320 (inner product 462 / 181 / 259 / 157 at its byte floor, ModDown 87 / 118 / 107 /
+ * 126, σ of c0), against 876 / 498 / 594 / 487 for a whole rotation on the fused path: hoisting
+ * wins from 3 rotations at P = 3 and 4, from 4 at P = 1 and 2. */
+#define HEPA_HOIST_MIN_DEVICE 4
+
 static hepa_status hoisted_inner(const hepa_ks *ks, size_t l, uint64_t *t0, uint64_t *t1,
                                  const uint64_t *ext, const hepa_ksk *key, uint64_t g,
                                  uint32_t *src) {
     const hepa_ring *r = ks->ring;
+    if (on_device(r))
+        return _hepa_dev_ks_inner_auto(r, l, ks->K, dnum_of(ks, l), t0, t1, ext, key->data,
+                                       key->comp, key->packed, g);
     for (size_t x = 0; x < r->n; ++x)
         src[x] = (uint32_t)_hepa_auto_ntt_src(x, g, r->log_n);
     host_inner(ks, l, t0, t1, ext, key, src);
@@ -1213,10 +1224,11 @@ hepa_status hepa_automorphism_hoisted(const hepa_ks *ks, hepa_poly *const *out0,
             out1[k]->level != l || keys[k]->ks != ks)
             return HEPA_ERR_MISMATCH;
     if (c0->domain != HEPA_DOMAIN_NTT || c1->domain != HEPA_DOMAIN_NTT) return HEPA_ERR_DOMAIN;
-    if (on_device(r)) {
-        /* For now one full rotation each, through the public calls a CKKS rotation makes (the
-         * same words, no hoisting gain): the hoisted device path (ModUp once, the inner product
-         * reading the digits through σ_g) waits for a GPU run. */
+    const int dev = on_device(r);
+    if (dev && count < HEPA_HOIST_MIN_DEVICE) {
+        /* HOIST MIN: one rotation at a time, through the public calls a CKKS rotation makes
+         * (the same words): the fused key switch beats a whole ModUp plus the hoisted steps for
+         * fewer rotations */
         hepa_poly *x = NULL;
         hepa_status s = hepa_poly_create(&x, r, l);
         for (size_t k = 0; k < count && s == HEPA_OK; ++k) {
@@ -1228,21 +1240,36 @@ hepa_status hepa_automorphism_hoisted(const hepa_ks *ks, hepa_poly *const *out0,
         return s;
     }
     const size_t n = r->n, E = l + ks->K, dn = dnum_of(ks, l);
-    uint64_t *buf = malloc(ks_scratch_words(ks, l, 0) * sizeof *buf);
-    uint32_t *src = malloc(n * sizeof *src); /* the source map of σ_g */
-    if (!buf || !src) {
-        free(buf), free(src);
-        return HEPA_ERR_OUT_OF_MEMORY;
+    const size_t words = ks_scratch_words(ks, l, 0);
+    uint64_t *buf = NULL;
+    uint32_t *src = NULL; /* the host's source map */
+    hepa_status s = HEPA_OK;
+    if (dev) {
+        s = _hepa_dev_alloc(r, (void **)&buf, words * sizeof *buf);
+    } else {
+        buf = malloc(words * sizeof *buf);
+        src = malloc(n * sizeof *src);
+        s = buf && src ? HEPA_OK : HEPA_ERR_OUT_OF_MEMORY;
+    }
+    if (s != HEPA_OK) {
+        free(buf), free(src); /* (NULL on the device path) */
+        return s;
     }
     uint64_t *ext = buf, *t0 = ext + dn * E * n, *t1 = t0 + E * n, *tmp = t1 + E * n;
-    hepa_status s = _hepa_ks_modup(ks, l, ext, c1->data, tmp);
+    s = _hepa_ks_modup(ks, l, ext, c1->data, tmp);
     for (size_t k = 0; k < count && s == HEPA_OK; ++k) {
         uint64_t *o0 = out0[k]->data, *o1 = out1[k]->data;
-        _hepa_host_automorphism(r, l, o0, c0->data, g[k], 1);
-        if ((s = hoisted_inner(ks, l, t0, t1, ext, keys[k], g[k], src)) == HEPA_OK)
-            s = moddown(ks, l, o0, o1, t0, t1, tmp, o0, NULL, NULL, 0);
+        if (dev)
+            s = _hepa_dev_automorphism(r, l, o0, c0->data, g[k], 1);
+        else
+            _hepa_host_automorphism(r, l, o0, c0->data, g[k], 1);
+        if (s == HEPA_OK) s = hoisted_inner(ks, l, t0, t1, ext, keys[k], g[k], src);
+        if (s == HEPA_OK) s = moddown(ks, l, o0, o1, t0, t1, tmp, o0, NULL, NULL, 0);
         if (s == HEPA_OK) out0[k]->domain = out1[k]->domain = HEPA_DOMAIN_NTT;
     }
-    free(buf), free(src);
+    if (dev)
+        _hepa_dev_free(r, buf);
+    else
+        free(buf), free(src);
     return s;
 }

@@ -337,13 +337,27 @@ __device__ __forceinline__ ulonglong2 ksk_pair(const unsigned char *limb, bool p
 
 // t0/t1[e] = Σ_j ext[j][e] ⊙ key_j(b / a)[mod(e)]: 128-bit sums, folded every 16 terms.
 // Bytes: dnum·(8 + 2·(8 or 5)) read and 16 written per extended coefficient.
+// AUTO (HOISTING, keyswitch.c): ext is read through σ_g, output word k from ext word src(k) of
+// _hepa_auto_ntt_src (computed as automorphism_kernel does). src(2x + 1) = src(2x) ^ 1, so the
+// pair is one 16-byte load, swapped when src(2x) is odd; a warp's 32 pairs (an aligned block of
+// 64 words) read an aligned block of 64 words, so the loads stay coalesced.
+template <bool AUTO>
 __global__ void ks_inner_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *ext,
                                 const unsigned char *key, const hepa_dev_limb *__restrict__ limbs,
                                 int logn, unsigned l, unsigned L, unsigned E, unsigned dnum,
-                                size_t comp, uint64_t packed) {
+                                size_t comp, uint64_t packed, uint64_t g) {
     const size_t n = (size_t)1 << logn;
     const size_t x = (size_t)blockIdx.x * blockDim.x + threadIdx.x; // pair index in the limb
     if (2 * x >= n) return;
+    size_t xs = x; // the pair read from each ext limb
+    bool swap = false;
+    if (AUTO) {
+        const uint64_t mask = 2 * (uint64_t)n - 1;
+        const uint32_t r = __brev((uint32_t)(2 * x)) >> (32 - logn);
+        const uint64_t e2 = ((2 * (uint64_t)r + 1) * g) & mask;
+        const uint32_t k2 = __brev((uint32_t)((e2 - 1) >> 1)) >> (32 - logn);
+        xs = k2 >> 1, swap = k2 & 1;
+    }
     const unsigned e = blockIdx.y;
     const unsigned mi = e < l ? e : L + e - l;
     const hepa_modulus m = limb_mod(limbs, (int)mi);
@@ -351,10 +365,12 @@ __global__ void ks_inner_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *ext,
     const unsigned char *klimb = key + hepa_ksk_limb_at(packed, n, mi);
     uint64_t h0[2] = {0, 0}, l0[2] = {0, 0}, h1[2] = {0, 0}, l1[2] = {0, 0};
     for (unsigned j = 0; j < dnum; ++j) {
-        const ulonglong2 v = reinterpret_cast<const ulonglong2 *>(ext + ((size_t)j * E + e) * n)[x];
+        const ulonglong2 v =
+            reinterpret_cast<const ulonglong2 *>(ext + ((size_t)j * E + e) * n)[xs];
         const ulonglong2 b = ksk_pair(klimb + 2 * j * comp, pk, n, x);
         const ulonglong2 a = ksk_pair(klimb + (2 * j + 1) * comp, pk, n, x);
-        const uint64_t vv[2] = {v.x, v.y}, bb[2] = {b.x, b.y}, aa[2] = {a.x, a.y};
+        const uint64_t vv[2] = {swap ? v.y : v.x, swap ? v.x : v.y}, bb[2] = {b.x, b.y},
+                       aa[2] = {a.x, a.y};
 #pragma unroll
         for (int s = 0; s < 2; ++s) {
             hepa_mac64(vv[s], bb[s], &h0[s], &l0[s]);
@@ -531,16 +547,30 @@ extern "C" hepa_status _hepa_dev_ks_modup1(const hepa_ring *ring, size_t l, size
     return _hepa_dev_ntt_modup1(ring, count, E - 1, ext, coef, map, aux); // one-limb digits
 }
 
+extern "C" hepa_status _hepa_dev_ks_inner_auto(const hepa_ring *ring, size_t level, size_t K,
+                                               size_t dnum, uint64_t *t0, uint64_t *t1,
+                                               const uint64_t *ext, const unsigned char *key,
+                                               size_t comp, uint64_t packed, uint64_t g) {
+    const size_t n = ring->n, E = level + K;
+    dim3 grid(blocks_for(n / 2), (unsigned)E);
+    const cudaStream_t st = (cudaStream_t)ring->dev->stream;
+    const unsigned Lq = (unsigned)(ring->num_moduli - K);
+    if (g & 1) // (a valid g is odd; 0 means none)
+        ks_inner_kernel<true><<<grid, kThreads, 0, st>>>(
+            t0, t1, ext, key, ring->dev->limbs, (int)ring->log_n, (unsigned)level, Lq, (unsigned)E,
+            (unsigned)dnum, comp, packed, g);
+    else
+        ks_inner_kernel<false><<<grid, kThreads, 0, st>>>(
+            t0, t1, ext, key, ring->dev->limbs, (int)ring->log_n, (unsigned)level, Lq, (unsigned)E,
+            (unsigned)dnum, comp, packed, 0);
+    return _hepa_dev_status(cudaGetLastError(), "key-switch inner product");
+}
+
 extern "C" hepa_status _hepa_dev_ks_inner(const hepa_ring *ring, size_t level, size_t K,
                                           size_t dnum, uint64_t *t0, uint64_t *t1,
                                           const uint64_t *ext, const unsigned char *key,
                                           size_t comp, uint64_t packed) {
-    const size_t n = ring->n, E = level + K;
-    dim3 grid(blocks_for(n / 2), (unsigned)E);
-    ks_inner_kernel<<<grid, kThreads, 0, (cudaStream_t)ring->dev->stream>>>(
-        t0, t1, ext, key, ring->dev->limbs, (int)ring->log_n, (unsigned)level,
-        (unsigned)(ring->num_moduli - K), (unsigned)E, (unsigned)dnum, comp, packed);
-    return _hepa_dev_status(cudaGetLastError(), "key-switch inner product");
+    return _hepa_dev_ks_inner_auto(ring, level, K, dnum, t0, t1, ext, key, comp, packed, 0);
 }
 
 extern "C" hepa_status _hepa_dev_ksk_pack(const hepa_ring *ring, unsigned char *dst,

@@ -43,6 +43,14 @@ hepa_status _hepa_dev_ks_inner(const hepa_ring *ring, size_t level, size_t K, si
     (void)comp, (void)packed;
     return HEPA_ERR_NO_DEVICE;
 }
+hepa_status _hepa_dev_ks_inner_auto(const hepa_ring *ring, size_t level, size_t K, size_t dnum,
+                                    uint64_t *t0, uint64_t *t1, const uint64_t *ext,
+                                    const unsigned char *key, size_t comp, uint64_t packed,
+                                    uint64_t g) {
+    (void)ring, (void)level, (void)K, (void)dnum, (void)t0, (void)t1, (void)ext, (void)key;
+    (void)comp, (void)packed, (void)g;
+    return HEPA_ERR_NO_DEVICE;
+}
 hepa_status _hepa_dev_ksk_pack(const hepa_ring *ring, unsigned char *dst, const uint64_t *src,
                                uint64_t packed) {
     (void)ring, (void)dst, (void)src, (void)packed;

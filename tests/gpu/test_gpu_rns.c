@@ -367,27 +367,46 @@ static void check_keyswitch_q(size_t n, size_t L, size_t K, size_t alpha, unsign
         twin_check(a0, "key switch + add in place, out0", n);
         twin_check(a1, "key switch + add in place, out1", n);
         twin_free(c2), twin_free(a0), twin_free(a1), twin_free(k0), twin_free(k1);
-        { /* hepa_automorphism_hoisted (on the host HOISTING: one ModUp, the inner product
-           * reading the digits through σ_g; on the device for now one rotation at a time): a
-           * rotation, conjugation and a g above 2n, into fresh (poisoned) outputs; the host's
-           * equals automorphism + keyswitch_add (test_rns.c) */
-            const uint64_t gs[3] = {5, 2 * n - 1, 2 * n * 3 + 25};
+        { /* hepa_automorphism_hoisted (HOISTING: one ModUp, the inner product reading the digits
+           * through σ_g): five rotations (one slot, conjugation, a g above 2n, 25, g = 1) into
+           * fresh (poisoned) outputs, then two (the device runs fewer than HOIST MIN one at a
+           * time); the host's equals automorphism + keyswitch_add (test_rns.c) */
+            const uint64_t gs[5] = {5, 2 * n - 1, 2 * n * 3 + 25, 25, 1};
             twin h0 = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT),
                  h1 = twin_rand(&t, &p, l, HEPA_DOMAIN_NTT);
-            twin u0[3], u1[3];
-            hepa_poly *uh0[3], *uh1[3], *ud0[3], *ud1[3];
-            const hepa_ksk *khs[3] = {keyh, keyh, keyh}, *kds[3] = {keyd, keyd, keyd};
-            for (int k = 0; k < 3; ++k) {
+            twin u0[5], u1[5];
+            hepa_poly *uh0[5], *uh1[5], *ud0[5], *ud1[5];
+            const hepa_ksk *khs[5] = {keyh, keyh, keyh, keyh, keyh};
+            const hepa_ksk *kds[5] = {keyd, keyd, keyd, keyd, keyd};
+            for (int k = 0; k < 5; ++k) {
                 u0[k] = twin_out(&p, l), u1[k] = twin_out(&p, l);
                 uh0[k] = u0[k].h, uh1[k] = u1[k].h, ud0[k] = u0[k].d, ud1[k] = u1[k].d;
             }
-            T_OK(hepa_automorphism_hoisted(kh, uh0, uh1, h0.h, h1.h, gs, khs, 3));
-            T_OK(hepa_automorphism_hoisted(kd, ud0, ud1, h0.d, h1.d, gs, kds, 3));
-            for (int k = 0; k < 3; ++k) {
-                twin_check(u0[k], "hoisted automorphism, out0", n);
-                twin_check(u1[k], "hoisted automorphism, out1", n);
-                twin_free(u0[k]), twin_free(u1[k]);
+            for (int round = 0; round < 2; ++round) {
+                const size_t cnt = round ? 2 : 5;
+                if (round) /* poisoned again */
+                    for (size_t k = 0; k < cnt; ++k) {
+                        cr_assert_eq(cudaMemset(hepa_poly_data(ud0[k]), 0xFF, l * n * 8),
+                                     cudaSuccess);
+                        cr_assert_eq(cudaMemset(hepa_poly_data(ud1[k]), 0xFF, l * n * 8),
+                                     cudaSuccess);
+                        cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+                    }
+                T_OK(hepa_automorphism_hoisted(kh, uh0, uh1, h0.h, h1.h, gs + 3 * round, khs, cnt));
+                T_OK(hepa_automorphism_hoisted(kd, ud0, ud1, h0.d, h1.d, gs + 3 * round, kds, cnt));
+                for (size_t k = 0; k < cnt; ++k) {
+                    twin_check(u0[k],
+                               round ? "automorphisms one at a time, out0"
+                                     : "hoisted automorphism, out0",
+                               n);
+                    twin_check(u1[k],
+                               round ? "automorphisms one at a time, out1"
+                                     : "hoisted automorphism, out1",
+                               n);
+                }
             }
+            for (int k = 0; k < 5; ++k)
+                twin_free(u0[k]), twin_free(u1[k]);
             twin_free(h0), twin_free(h1);
         }
         { /* the raw tier (hepa/keyswitch.h), device == host step by step: _hepa_ks_modup (the
