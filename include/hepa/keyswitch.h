@@ -177,8 +177,10 @@ HEPA_API HEPA_NODISCARD hepa_status hepa_keyswitch_add(const hepa_ks *ks, hepa_p
  * the README for the latest): hoisted about 1.2-1.3x faster than one at a time.
  * Errors: HEPA_ERR_INVALID_ARGUMENT (NULL, count 0, an even g[k], an output aliasing c0, c1 or
  * another output), HEPA_ERR_MISMATCH (another ring, a key of another context, levels differ or
- * above L), HEPA_ERR_DOMAIN (c0 or c1 in the coefficient domain), HEPA_ERR_OUT_OF_MEMORY
- * (outputs untouched on these), HEPA_ERR_DEVICE (the outputs' words unspecified). */
+ * above L), HEPA_ERR_DOMAIN (c0 or c1 in the coefficient domain): outputs untouched;
+ * HEPA_ERR_OUT_OF_MEMORY: outputs untouched on the host backend, on the CUDA backend those of
+ * the rotations before the failed allocation may be written (the one-at-a-time path allocates
+ * per rotation); HEPA_ERR_DEVICE: the outputs' words unspecified. */
 HEPA_API HEPA_NODISCARD hepa_status hepa_automorphism_hoisted(
     const hepa_ks *ks, hepa_poly *const *out0, hepa_poly *const *out1, const hepa_poly *c0,
     const hepa_poly *c1, const uint64_t *g, const hepa_ksk *const *keys, size_t count);

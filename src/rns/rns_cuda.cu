@@ -142,6 +142,14 @@ __global__ void sub_scale_kernel(uint64_t *out0, const uint64_t *a0, const uint6
     reinterpret_cast<ulonglong2 *>(out)[p] = r;
 }
 
+// The NTT-domain slot that σ_g reads for output slot k < n = 2^logn (rns_ops.c's
+// _hepa_auto_ntt_src): 2·rev(k') + 1 = (2·rev(k) + 1)·g mod 2n; mask = 2n - 1.
+__device__ __forceinline__ uint32_t auto_ntt_src(uint32_t k, uint64_t g, int logn, uint64_t mask) {
+    const uint32_t r = __brev(k) >> (32 - logn);
+    const uint64_t e = ((2 * (uint64_t)r + 1) * g) & mask;
+    return __brev((uint32_t)((e - 1) >> 1)) >> (32 - logn);
+}
+
 // σ_g: one thread per output word. Coefficient domain: output e gathers from j = e·g^(-1)
 // (mod 2n) with the sign of whether j·g wraps past n an odd number of times; NTT domain: the
 // permutation of auto_ntt_src in rns_ops.c, computed with __brev.
@@ -154,10 +162,7 @@ __global__ void automorphism_kernel(uint64_t *out, const uint64_t *a,
     const size_t n = (size_t)1 << logn, base = w & ~(n - 1), k = w & (n - 1);
     const uint64_t mask = 2 * (uint64_t)n - 1;
     if (NTT) {
-        const uint32_t r = __brev((uint32_t)k) >> (32 - logn);
-        const uint64_t e = ((2 * (uint64_t)r + 1) * g) & mask;
-        const uint32_t k2 = __brev((uint32_t)((e - 1) >> 1)) >> (32 - logn);
-        out[w] = a[base + k2];
+        out[w] = a[base + auto_ntt_src((uint32_t)k, g, logn, mask)];
     } else {
         // out[e] for e < n comes from j with j·g ≡ e or e + n (mod 2n): j = e·g^(-1) mod 2n,
         // taken mod n, and negated when j·g ≡ e + n.
@@ -352,10 +357,7 @@ __global__ void ks_inner_kernel(uint64_t *t0, uint64_t *t1, const uint64_t *ext,
     size_t xs = x; // the pair read from each ext limb
     bool swap = false;
     if (AUTO) {
-        const uint64_t mask = 2 * (uint64_t)n - 1;
-        const uint32_t r = __brev((uint32_t)(2 * x)) >> (32 - logn);
-        const uint64_t e2 = ((2 * (uint64_t)r + 1) * g) & mask;
-        const uint32_t k2 = __brev((uint32_t)((e2 - 1) >> 1)) >> (32 - logn);
+        const uint32_t k2 = auto_ntt_src((uint32_t)(2 * x), g, logn, 2 * (uint64_t)n - 1);
         xs = k2 >> 1, swap = k2 & 1;
     }
     const unsigned e = blockIdx.y;
